@@ -1,0 +1,187 @@
+// Package compile turns a validated plan into a flat, reproducible schedule:
+// when every request (or session) starts, and the pre-rendered bytes it sends.
+// Everything the executor would otherwise decide per request (selection,
+// pacing, templating, randomness) is decided here, as pure functions of the
+// plan and its seed.
+package compile
+
+import (
+	"time"
+
+	"github.com/tressi/tressi/plan"
+)
+
+// Model is the load model of a schedule.
+type Model uint8
+
+// Load models.
+const (
+	Open   Model = iota + 1 // slots due at precomputed instants
+	Closed                  // users send back to back between their start and stop
+)
+
+func (m Model) String() string {
+	switch m {
+	case Open:
+		return plan.ModelOpen
+	case Closed:
+		return plan.ModelClosed
+	}
+	return "unknown"
+}
+
+// Schedule is a compiled plan. The open model's slots are not held in it:
+// Slots streams them in chunks, so memory stays flat however long the run.
+type Schedule struct {
+	Name     string
+	Model    Model
+	Seed     uint64
+	Duration time.Duration // sum of the stages
+	// Count is the open model's number of slots; 0 for the closed model,
+	// whose number of requests is decided by the server's speed.
+	Count int64
+
+	Targets  []Target
+	Requests []Request // the request table; steps refer to it by index
+	Entries  []Entry   // what a slot starts: an endpoint or a scenario
+	Data     []Data
+
+	// Closed model: each user's active span, sorted by start.
+	Users []UserSpan
+	Think time.Duration
+
+	Thresholds plan.Thresholds
+
+	// Hash is the hex sha256 over the canonical schedule: everything that
+	// decides what is sent and when, nothing else.
+	Hash string
+
+	gen generator
+}
+
+// generator streams the open model's slots; see arrival.go.
+type generator interface {
+	open() SlotSource
+}
+
+// Slots streams the open model's slots in due order.
+func (s *Schedule) Slots() SlotSource { return s.gen.open() }
+
+// SlotSource yields slots in due order. Next fills dst and returns how many
+// it wrote; 0 means the schedule is exhausted.
+type SlotSource interface {
+	Next(dst []Slot) int
+}
+
+// Slot is one scheduled start packed in 8 bytes: the due offset in ns from
+// run start (high 48 bits, enough for 78 hours) and the entry index (low 16
+// bits). Slots are numbered by their position in the stream.
+type Slot uint64
+
+// MaxDue is the largest due offset a Slot can hold.
+const MaxDue = 1<<48 - 1
+
+// MaxEntries is the most entries a schedule can select between.
+const MaxEntries = 1 << 16
+
+// MakeSlot packs a due offset and an entry index.
+func MakeSlot(due int64, entry int) Slot { return Slot(uint64(due)<<16 | uint64(entry)) }
+
+// Due is the slot's due offset in ns after run start.
+func (s Slot) Due() int64 { return int64(uint64(s) >> 16) }
+
+// Entry is the index of the entry the slot starts.
+func (s Slot) Entry() int { return int(uint16(s)) }
+
+// UserSpan is when a closed-model user is active, in ns after run start.
+type UserSpan struct {
+	Start, Stop int64
+}
+
+// Target is a resolved target.
+type Target struct {
+	Name               string
+	Scheme             string // http or https
+	Addr               string // host:port to dial
+	Host               string // Host header
+	Connections        int
+	Connection         string // plan.ConnectionPool or plan.ConnectionSession
+	Timeout            time.Duration
+	ConnectTimeout     time.Duration
+	InsecureSkipVerify bool
+}
+
+// Entry is a unit of selection: one endpoint, or one scenario whose slot
+// starts a session.
+type Entry struct {
+	Name       string
+	Weight     int
+	Scenario   bool
+	Steps      []Step // an endpoint has exactly one step
+	MaxRate    float64
+	Data       int    // index into Schedule.Data feeding row.*, -1 for none
+	Connection string // effective connection mode of its sessions
+	Think      time.Duration
+}
+
+// Step is one request of an entry, maybe repeated, with what it captures.
+type Step struct {
+	Name     string // result endpoint name: the endpoint's, or "scenario.step"
+	Request  int    // index into Schedule.Requests
+	Repeat   int
+	Think    time.Duration
+	Captures []Capture
+}
+
+// Capture extracts a value from a response into the session's capture slot Index.
+type Capture struct {
+	Name  string
+	Kind  plan.CaptureKind
+	Expr  string
+	Index int
+}
+
+// Request is one entry of the request table. A static request (no holes)
+// renders to the same bytes for every slot.
+type Request struct {
+	Name    string // result endpoint name
+	Target  int    // index into Schedule.Targets
+	Method  string
+	URI     Splice // path and query, with the target's base path
+	Headers []HeaderSplice
+	Body    Splice
+	Expect  []int // empty: 200–399
+	Static  bool
+}
+
+// HeaderSplice is a header whose value may have holes.
+type HeaderSplice struct {
+	Name  string
+	Value Splice
+}
+
+// Data is a CSV feeder's rows and how sessions take them.
+type Data struct {
+	Name    string
+	Columns []string
+	Rows    [][]string
+	Random  bool
+}
+
+// Row returns the data row for session slot of an entry: sequential order
+// takes rows in turn, random order derives the row from (seed, slot).
+func (s *Schedule) Row(entry int, slot uint64) []string {
+	e := &s.Entries[entry]
+	if e.Data < 0 {
+		return nil
+	}
+	d := &s.Data[e.Data]
+	if len(d.Rows) == 0 {
+		return nil
+	}
+	n := uint64(len(d.Rows))
+	if d.Random {
+		return d.Rows[mix(s.Seed, slot, 0x726f77)%n]
+	}
+	return d.Rows[slot%n]
+}

@@ -1,0 +1,197 @@
+// Package plan loads tressi plans written in HCL (native or JSON syntax) into
+// typed, validated values that keep their source ranges, so the compiler can
+// still point at the line a problem came from.
+package plan
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Plan is a whole validated plan: every block of every file it was loaded from.
+type Plan struct {
+	// Name identifies the plan in run directories and reports: the base name
+	// of the file or directory it was loaded from, without extension.
+	Name string
+	// Sources holds every file the plan was read from (plan files, CSV data,
+	// file() arguments), keyed by the path as given, so a .tplan can carry them.
+	Sources map[string][]byte
+
+	Variables  []*Variable
+	Targets    []*Target
+	Endpoints  []*Endpoint
+	Scenarios  []*Scenario
+	Data       []*Data
+	Load       *Load
+	Thresholds *Thresholds
+}
+
+// Variable is a declared input variable with its resolved value.
+type Variable struct {
+	Name      string
+	Type      cty.Type
+	Default   cty.Value
+	Sensitive bool
+	// Value is the resolved value after defaults, files, environment and -var.
+	Value     cty.Value
+	DeclRange hcl.Range
+}
+
+// Connection modes of a target.
+const (
+	ConnectionPool    = "pool"    // keep-alive pool shared by all requests
+	ConnectionSession = "session" // each scenario session opens and closes its own connection
+)
+
+// Target is a server the plan sends requests to.
+type Target struct {
+	Name string
+	// URL is absolute, scheme http or https; its path is a prefix for every
+	// request path sent to this target.
+	URL                *url.URL
+	Connections        int    // max open connections; default 64
+	Connection         string // ConnectionPool (default) or ConnectionSession
+	Timeout            time.Duration
+	ConnectTimeout     time.Duration
+	Headers            []Header // sent with every request to this target
+	InsecureSkipVerify bool
+	DeclRange          hcl.Range
+}
+
+// Default target settings.
+const (
+	DefaultConnections    = 64
+	DefaultTimeout        = 5 * time.Second
+	DefaultConnectTimeout = 2 * time.Second
+)
+
+// Header is one request header; its value may hold per-request holes.
+type Header struct {
+	Name  string
+	Value Template
+}
+
+// Request is what an endpoint or a scenario step sends.
+type Request struct {
+	Target  string // target name, resolved even when the plan omitted it
+	Method  string // upper case; default GET, or POST when a body is set
+	Path    Template
+	Headers []Header
+	Body    Template
+	// Expect lists the statuses that count as ok; empty means 200–399.
+	Expect    []int
+	DeclRange hcl.Range
+}
+
+// Endpoint is a single weighted request.
+type Endpoint struct {
+	Name    string
+	Weight  int
+	MaxRate float64 // requests per second; 0 means no cap
+	Request
+	DeclRange hcl.Range
+}
+
+// Scenario is a weighted multi-step user journey; the load starts sessions of it.
+type Scenario struct {
+	Name   string
+	Weight int
+	Think  time.Duration // pause after each step, unless the step sets its own
+	Data   string        // data block feeding row.*; "" when none is used
+	Steps  []*Step
+	// Connection overrides the target's connection mode for this scenario's
+	// sessions when not empty.
+	Connection string
+	DeclRange  hcl.Range
+}
+
+// Step is one request of a scenario, possibly repeated.
+type Step struct {
+	Name string
+	Request
+	Captures  []Capture
+	Repeat    int           // times the request is sent; default 1
+	Think     time.Duration // pause after each send; -1 means "use the scenario's"
+	DeclRange hcl.Range
+}
+
+// CaptureKind says where a captured value comes from.
+type CaptureKind uint8
+
+// Capture kinds.
+const (
+	CaptureJSON   CaptureKind = iota + 1 // json("a.b[0].c") on the response body
+	CaptureHeader                        // header("X-Token")
+	CaptureRegex                         // regex("token=(\\w+)"): first group, or whole match
+)
+
+// Capture extracts a named value from a step's response for later steps.
+type Capture struct {
+	Name      string
+	Kind      CaptureKind
+	Expr      string
+	DeclRange hcl.Range
+}
+
+// Data is a CSV feeder: rows handed to sessions at compile time.
+type Data struct {
+	Name      string
+	CSV       string // path as written, relative to the plan file's directory
+	Order     string // DataSequential (default) or DataRandom
+	Columns   []string
+	Rows      [][]string
+	DeclRange hcl.Range
+}
+
+// Data orders.
+const (
+	DataSequential = "sequential"
+	DataRandom     = "random"
+)
+
+// Load models, selections and arrivals.
+const (
+	ModelOpen   = "open"
+	ModelClosed = "closed"
+
+	SelectWeighted   = "weighted"
+	SelectRoundRobin = "round_robin"
+	SelectRandom     = "random"
+
+	ArrivalUniform = "uniform"
+	ArrivalPoisson = "poisson"
+)
+
+// Load says how much traffic to start and when.
+type Load struct {
+	Model     string // ModelOpen (default) or ModelClosed
+	Selection string // SelectWeighted (default), SelectRoundRobin or SelectRandom
+	Arrival   string // ArrivalUniform (default) or ArrivalPoisson; open model only
+	Seed      uint64 // default 1
+	Think     time.Duration // closed model: pause between a user's iterations
+	Stages    []Stage
+	DeclRange hcl.Range
+}
+
+// Stage is one period of the load. Open model: From/To are arrivals per
+// second; closed model: concurrent users. To equals From when not ramping.
+type Stage struct {
+	Duration  time.Duration
+	From      float64
+	To        float64
+	DeclRange hcl.Range
+}
+
+// Thresholds stop a run early (live) and decide pass/fail (at the end).
+type Thresholds struct {
+	ErrorRate   float64 // abort when the windowed error rate exceeds this; 0: unset
+	ErrorCount  int64   // abort when errors exceed this; 0: unset
+	StatusCodes []int   // abort on the first of these
+	// Latency limits on corrected latency, checked at the end; 0: unset.
+	P50, P90, P95, P99, P999 time.Duration
+	Abort     bool // default true: stop early when a live threshold fails
+	DeclRange hcl.Range
+}
