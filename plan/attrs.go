@@ -25,7 +25,9 @@ func (l *loader) typed(attrs hcl.Attributes, name string, ty cty.Type, sc scope)
 	if diags.HasErrors() {
 		return cty.NilVal, attr, diags
 	}
-	if v.IsNull() {
+	if v.IsNull() || !v.IsWhollyKnown() {
+		// Unknown values come from mistakes already reported (a variable
+		// without a value); saying more about them would only be noise.
 		return cty.NilVal, attr, diags
 	}
 	cv, err := convert.Convert(v, ty)

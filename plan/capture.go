@@ -47,6 +47,9 @@ func (l *loader) decodeCaptures(attr *hcl.Attribute) ([]Capture, hcl.Diagnostics
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	if !v.IsWhollyKnown() {
+		return nil, diags
+	}
 	v, _ = v.UnmarkDeep()
 	if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
 		return nil, append(diags, attrError(attr, "Invalid capture", hint))

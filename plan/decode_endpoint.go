@@ -57,6 +57,9 @@ func (l *loader) claimName(kind, name string, b *hcl.Block) hcl.Diagnostics {
 
 // soleData returns the plan's only data block, or why there is none to use.
 func (l *loader) soleData(who string) (*Data, string) {
+	if l.declared["data"] != len(l.data) {
+		return nil, "" // a data block failed to load; its diagnostic says why
+	}
 	switch len(l.data) {
 	case 1:
 		for _, d := range l.data {

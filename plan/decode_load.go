@@ -53,7 +53,7 @@ func (l *loader) decodeLoadBlock(b *hcl.Block) (*LoadProfile, hcl.Diagnostics) {
 			ld.Stages = append(ld.Stages, *st)
 		}
 	}
-	diags = append(diags, checkStages(ld, b)...)
+	diags = append(diags, checkStages(ld, b, diags.HasErrors())...)
 	return ld, diags
 }
 
@@ -110,8 +110,9 @@ func (l *loader) decodeStage(b *hcl.Block, model string) (*Stage, hcl.Diagnostic
 	return st, diags
 }
 
-// checkStages requires a load that starts something.
-func checkStages(ld *LoadProfile, b *hcl.Block) hcl.Diagnostics {
+// checkStages requires a load that starts something. Stages that already
+// have errors are not judged again.
+func checkStages(ld *LoadProfile, b *hcl.Block, stagesHadErrors bool) hcl.Diagnostics {
 	if len(ld.Stages) == 0 {
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -119,6 +120,9 @@ func checkStages(ld *LoadProfile, b *hcl.Block) hcl.Diagnostics {
 			Detail:   "Add at least one stage, such as `stage { duration = \"30s\"\n rate = 10 }` (open model) or `stage { duration = \"30s\"\n users = 10 }` (closed model).",
 			Subject:  b.DefRange.Ptr(),
 		}}
+	}
+	if stagesHadErrors {
+		return nil
 	}
 	for _, st := range ld.Stages {
 		if st.From > 0 || st.To > 0 {

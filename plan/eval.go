@@ -18,7 +18,9 @@ type scope struct {
 	// perRequest allows seq, uuid() and random_int(): the value becomes a
 	// Template with holes.
 	perRequest bool
-	// data feeds row.*; nil when row is unavailable, with noRow saying why.
+	// data feeds row.*; nil when row is unavailable, with noRow saying why,
+	// or with noRow empty when the data block itself failed to load (its own
+	// diagnostic already says why).
 	data  *Data
 	noRow string
 	// captured holds the names earlier steps captured; nil outside scenarios.
@@ -32,8 +34,8 @@ type scope struct {
 // gets a message that says what is available, rather than HCL's generic
 // "unsupported attribute".
 func (l *loader) eval(expr hcl.Expression, sc scope) (cty.Value, hcl.Diagnostics) {
-	diags := l.checkReferences(expr, sc)
-	if diags.HasErrors() {
+	diags, silent := l.checkReferences(expr, sc)
+	if diags.HasErrors() || silent {
 		return cty.DynamicVal, diags
 	}
 	v, evalDiags := expr.Value(l.evalContext(sc))
@@ -81,8 +83,9 @@ func (l *loader) evalContext(sc scope) *hcl.EvalContext {
 }
 
 // checkReferences reports every reference expr makes that sc cannot satisfy.
-func (l *loader) checkReferences(expr hcl.Expression, sc scope) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+// silent says the expression cannot be evaluated because of a mistake
+// reported elsewhere.
+func (l *loader) checkReferences(expr hcl.Expression, sc scope) (diags hcl.Diagnostics, silent bool) {
 	for _, t := range expr.Variables() {
 		name, hasName := traversalName(t)
 		bad := func(summary, detail string) {
@@ -102,6 +105,8 @@ func (l *loader) checkReferences(expr hcl.Expression, sc scope) hcl.Diagnostics 
 			switch {
 			case !sc.perRequest:
 				bad("row not allowed here", fmt.Sprintf("row.* differs per request, so %s cannot use it; use it in request paths, headers and bodies.", sc.what))
+			case sc.data == nil && sc.noRow == "":
+				silent = true
 			case sc.data == nil:
 				bad("No data for row", sc.noRow)
 			case hasName && !contains(sc.data.Columns, name):
@@ -120,7 +125,7 @@ func (l *loader) checkReferences(expr hcl.Expression, sc scope) hcl.Diagnostics 
 			}
 		}
 	}
-	return diags
+	return diags, silent
 }
 
 // traversalName returns the attribute a traversal like row.x or row["x"]

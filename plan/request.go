@@ -95,7 +95,7 @@ func (l *loader) requestTarget(attrs hcl.Attributes, owner *hcl.Block, diags hcl
 // headers reads a map of header names to (template) values.
 func (l *loader) headers(attr *hcl.Attribute, sc scope) ([]Header, hcl.Diagnostics) {
 	v, diags := l.eval(attr.Expr, sc)
-	if diags.HasErrors() || v.IsNull() {
+	if diags.HasErrors() || v.IsNull() || !v.IsWhollyKnown() {
 		return nil, diags
 	}
 	v, _ = v.UnmarkDeep()

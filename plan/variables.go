@@ -95,6 +95,7 @@ func decodeVariableBlock(b *hcl.Block) (*Variable, hcl.Diagnostics) {
 	if attr := content.Attributes["default"]; attr != nil {
 		val, valDiags := attr.Expr.Value(nil)
 		diags = append(diags, valDiags...)
+		v.Value = cty.DynamicVal // stays unknown when the default is wrong, silencing "no value"
 		if !valDiags.HasErrors() {
 			conv, err := convert.Convert(val, v.Type)
 			if err != nil {
