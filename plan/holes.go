@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -18,8 +20,11 @@ const (
 	holeClose = "\uE001"
 )
 
-// holeTable numbers every hole handed out while loading one plan.
+// holeTable numbers every hole handed out while loading one plan. Sentinels
+// carry a random nonce so text in the plan that merely looks like one (the
+// private-use characters can be written as "\uE000") is never taken for a hole.
 type holeTable struct {
+	nonce string
 	holes []Hole
 	named map[Hole]string // reused sentinels for row.*, captured.* and seq
 }
@@ -34,7 +39,7 @@ func (t *holeTable) sentinel(h Hole) string {
 			return s
 		}
 	}
-	s := holeOpen + strconv.Itoa(len(t.holes)) + holeClose
+	s := holeOpen + t.nonce + strconv.Itoa(len(t.holes)) + holeClose
 	t.holes = append(t.holes, h)
 	if shared {
 		if t.named == nil {
@@ -46,7 +51,11 @@ func (t *holeTable) sentinel(h Hole) string {
 }
 
 // lookup returns the hole a sentinel's number names.
-func (t *holeTable) lookup(num string) (Hole, bool) {
+func (t *holeTable) lookup(body string) (Hole, bool) {
+	num, ok := strings.CutPrefix(body, t.nonce)
+	if !ok {
+		return Hole{}, false
+	}
 	i, err := strconv.Atoi(num)
 	if err != nil || i < 0 || i >= len(t.holes) {
 		return Hole{}, false
@@ -90,8 +99,9 @@ func (t *holeTable) split(s string, lit func(string), hole func(Hole)) {
 		}
 		h, ok := t.lookup(s[i+len(holeOpen) : i+j])
 		if !ok {
-			lit(s[:i+j+len(holeClose)])
-			s = s[i+j+len(holeClose):]
+			// Not ours: keep the opening character as text and look on.
+			lit(s[:i+len(holeOpen)])
+			s = s[i+len(holeOpen):]
 			continue
 		}
 		if i > 0 {
@@ -131,4 +141,11 @@ func hasHole(v cty.Value) bool {
 		return !found, nil
 	})
 	return found
+}
+
+// newNonce returns 16 random hex digits for sentinels.
+func newNonce() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b) + ":"
 }

@@ -91,6 +91,7 @@ func newLoader(opts Options) *loader {
 		names:     map[string]hcl.Range{},
 		declared:  map[string]int{},
 	}
+	l.holes.nonce = newNonce()
 	l.funcs = l.functions()
 	return l
 }

@@ -36,6 +36,7 @@ type Variable struct {
 	Default   cty.Value
 	Sensitive bool
 	// Value is the resolved value after defaults, files, environment and -var.
+	// It is not marked: check Sensitive before printing or recording it.
 	Value     cty.Value
 	DeclRange hcl.Range
 }

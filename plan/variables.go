@@ -52,7 +52,7 @@ func (l *loader) decodeVariables(bs []*hcl.Block) []*Variable {
 			values[v.Name] = cty.DynamicVal
 			continue
 		}
-		values[v.Name] = v.Value
+		values[v.Name] = v.mark(v.Value)
 	}
 	l.varObject = cty.ObjectVal(values)
 	return vars
@@ -103,14 +103,16 @@ func decodeVariableBlock(b *hcl.Block) (*Variable, hcl.Diagnostics) {
 					fmt.Sprintf("The default of variable %q does not match its type %s: %s.", v.Name, v.Type.FriendlyName(), err)))
 			} else {
 				v.Default = conv
-				v.Value = v.mark(conv)
+				v.Value = conv
 			}
 		}
 	}
 	return v, diags
 }
 
-// mark applies the sensitive mark when the variable is sensitive.
+// mark applies the sensitive mark when the variable is sensitive, for the
+// value expressions see. Variable.Value itself stays unmarked so callers can
+// read it; they check Sensitive before showing it.
 func (v *Variable) mark(val cty.Value) cty.Value {
 	if v.Sensitive {
 		return val.Mark(sensitiveMark)
@@ -163,7 +165,7 @@ func (l *loader) assignVariables() {
 // variable, so a mistake still gets a range.
 func (l *loader) setFromText(v *Variable, raw string) {
 	if v.Type == cty.String || v.Type == cty.DynamicPseudoType {
-		v.Value = v.mark(cty.StringVal(raw))
+		v.Value = cty.StringVal(raw)
 		return
 	}
 	filename := fmt.Sprintf("<value for var.%s>", v.Name)
@@ -194,7 +196,7 @@ func (l *loader) assign(v *Variable, val cty.Value, rng hcl.Range) {
 		})
 		return
 	}
-	v.Value = v.mark(conv)
+	v.Value = conv
 }
 
 // setFromFile applies a -var-file: HCL (or JSON) attributes name = value.
