@@ -99,10 +99,10 @@ func toJSONDiagnostic(d *hcl.Diagnostic) jsonDiagnostic {
 	return j
 }
 
-// planPath is the PATH argument, or the default plan.
+// planPath is the PATH argument, or "" for the default plan.
 func planPath(args []string) string {
 	if len(args) == 0 {
-		return plan.DefaultPath
+		return ""
 	}
 	return strings.TrimSpace(args[0])
 }
