@@ -2,6 +2,7 @@ package compile
 
 import (
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/tressi/tressi/plan"
@@ -23,7 +24,7 @@ func openPlan(t tb, stages []plan.Stage, weights ...int) *plan.Plan {
 	}
 	names := []string{"home", "create", "list", "delete", "search"}
 	for i, w := range weights {
-		p.Endpoints = append(p.Endpoints, &plan.Endpoint{Name: names[i%len(names)] + string(rune('a'+i/len(names))), Weight: w,
+		p.Endpoints = append(p.Endpoints, &plan.Endpoint{Name: entryName(names, i), Weight: w,
 			Request: plan.Request{Target: "api", Method: "GET", Path: plan.LiteralTemplate("/" + names[i%len(names)])}})
 	}
 	return p
@@ -64,4 +65,11 @@ func allSlots(s *Schedule) []Slot {
 		}
 		out = append(out, buf[:n]...)
 	}
+}
+
+func entryName(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return names[i%len(names)] + strconv.Itoa(i)
 }
