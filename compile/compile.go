@@ -253,7 +253,10 @@ func timelineBucket(d time.Duration) int64 {
 
 // scan streams the schedule once, hashing it and counting slots per entry
 // and per timeline bucket.
-func scan(s *Schedule) (*scanStats, string) {
+func scan(s *Schedule) (*scanStats, string) { return scanSource(s, s.Slots()) }
+
+// scanSource is scan over a given stream of s.
+func scanSource(s *Schedule, src SlotSource) (*scanStats, string) {
 	st := &scanStats{perEntry: make([]int64, len(s.Entries)), bucket: timelineBucket(s.Duration)}
 	nb := int64(s.Duration)/st.bucket + 1
 	if int64(s.Duration)%st.bucket == 0 && s.Duration > 0 {
@@ -262,7 +265,6 @@ func scan(s *Schedule) (*scanStats, string) {
 	st.buckets = make([]int64, nb)
 	h := newSlotHasher(s)
 	buf := make([]Slot, scanBatch)
-	src := s.Slots()
 	for {
 		n := src.Next(buf)
 		if n == 0 {
