@@ -57,3 +57,13 @@ func TestClosedSchedule(t *testing.T) {
 		}
 	}
 }
+
+func TestPickOnHandBuiltSchedule(t *testing.T) {
+	s := &Schedule{Selection: plan.SelectWeighted, Entries: []Entry{{Weight: 3}, {Weight: 1}}}
+	want := []int{0, 0, 1, 0}
+	for k, w := range want {
+		if got := s.Pick(uint64(k)); got != w {
+			t.Fatalf("Pick(%d) = %d, want %d", k, got, w)
+		}
+	}
+}

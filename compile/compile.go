@@ -102,7 +102,29 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 // Pick is the entry that the k-th selection starts: in the closed model the
 // k-th session (scenarios) or request (endpoints) in selection order. It is
 // a pure function of k, so workers pick without sharing state.
-func (s *Schedule) Pick(k uint64) int { return s.sel.pick(k) }
+// Schedules from Compile and ReadTPlan pick in O(1); one built by hand
+// derives its selector on each call.
+func (s *Schedule) Pick(k uint64) int {
+	sel := s.sel
+	if sel == nil {
+		sel = s.newSelector()
+	}
+	return sel.pick(k)
+}
+
+// newSelector builds the schedule's selector from its entries' weights,
+// falling back to round-robin when the weights cannot form a cycle.
+func (s *Schedule) newSelector() *selector {
+	weights := make([]int, len(s.Entries))
+	for i, e := range s.Entries {
+		weights[i] = max(e.Weight, 1)
+	}
+	sel, err := newSelector(s.Selection, weights, s.Seed)
+	if err != nil {
+		sel, _ = newSelector(plan.SelectRoundRobin, weights, s.Seed)
+	}
+	return sel
+}
 
 // idleEntryWarnings flags entries the open schedule never starts, e.g. a
 // max_rate or weight too small for the schedule's length.

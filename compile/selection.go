@@ -12,12 +12,21 @@ import (
 // session (closed model) starts. Every rule is a function of k alone, so the
 // open stream and the closed executor's workers can pick without sharing state.
 type selector struct {
-	kind  string
+	rule  selectRule
 	n     int
 	cycle []uint16 // weighted: one period of smooth weighted round-robin
 	cum   []uint64 // random: cumulative weights
 	seed  uint64
 }
+
+// selectRule is a selection kind as a small integer: pick runs per slot.
+type selectRule uint8
+
+const (
+	selectWeighted selectRule = iota
+	selectRoundRobin
+	selectRandom
+)
 
 // maxCycle bounds one smooth weighted round-robin period (2 bytes each) and
 // the work of precomputing it.
@@ -28,17 +37,18 @@ const maxCycle = 1 << 22
 const saltSelect = 0x73656c656374
 
 func newSelector(kind string, weights []int, seed uint64) (*selector, error) {
-	s := &selector{kind: kind, n: len(weights), seed: seed}
+	s := &selector{n: len(weights), seed: seed}
 	switch kind {
 	case plan.SelectRoundRobin:
+		s.rule = selectRoundRobin
 	case plan.SelectRandom:
+		s.rule = selectRandom
 		var c uint64
 		for _, w := range weights {
 			c += uint64(w)
 			s.cum = append(s.cum, c)
 		}
 	case plan.SelectWeighted, "":
-		s.kind = plan.SelectWeighted
 		cycle, err := swrrCycle(weights)
 		if err != nil {
 			return nil, err
@@ -52,10 +62,10 @@ func newSelector(kind string, weights []int, seed uint64) (*selector, error) {
 
 // pick is the entry of the k-th selection.
 func (s *selector) pick(k uint64) int {
-	switch s.kind {
-	case plan.SelectRoundRobin:
+	switch s.rule {
+	case selectRoundRobin:
 		return int(k % uint64(s.n))
-	case plan.SelectRandom:
+	case selectRandom:
 		total := s.cum[len(s.cum)-1]
 		// The high word of r·total is uniform on [0,total) without modulo bias
 		// worth speaking of.
