@@ -74,6 +74,10 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		if s.Arrival == "" {
 			s.Arrival = plan.ArrivalUniform
 		}
+		if s.Arrival != plan.ArrivalUniform && s.Arrival != plan.ArrivalPoisson {
+			diags = append(diags, errorAt(ld.DeclRange, "Unknown arrival",
+				fmt.Sprintf("arrival %q is neither %q nor %q.", s.Arrival, plan.ArrivalUniform, plan.ArrivalPoisson))...)
+		}
 		for _, st := range ld.Stages {
 			if !(st.From >= 0 && st.To >= 0) || math.IsInf(st.From, 0) || math.IsInf(st.To, 0) {
 				diags = append(diags, errorAt(st.DeclRange, "Invalid rate",

@@ -139,6 +139,11 @@ func TestCompileDiagnostics(t *testing.T) {
 		t.Fatalf("an 80 h schedule compiled: %v", diags)
 	}
 	p = openPlan(t, []plan.Stage{constant(time.Second, 1)}, 1)
+	p.Load.Arrival = "bursty"
+	if _, diags := Compile(p); !diags.HasErrors() {
+		t.Fatal("unknown arrival compiled")
+	}
+	p = openPlan(t, []plan.Stage{constant(time.Second, 1)}, 1)
 	p.Endpoints[0].Target = "nope"
 	if _, diags := Compile(p); !diags.HasErrors() {
 		t.Fatal("unknown target compiled")
