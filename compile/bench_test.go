@@ -2,6 +2,9 @@ package compile
 
 import (
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -17,7 +20,9 @@ import (
 //
 //	BenchmarkCompile10M     0.15–0.30 s/op (15–30 ns/slot), 3 MB and 95 allocations per op,
 //	                        peak RSS of the test binary 15 MB
-//	BenchmarkWriteTPlan10M  0.58–0.84 s/op (zstd dominates), peak RSS 48 MB
+//	BenchmarkWriteTPlan10M  0.58–0.86 s/op (zstd dominates), peak RSS 48 MB
+//	BenchmarkPlan10M        1.1–1.6 s/op (compile + summary + .tplan file of 10M slots),
+//	                        peak RSS 48–62 MB, under a load average of 3–5
 //
 // Compile's one pass spends its time in arrivals, selection and sha256.
 func benchPlan(b *testing.B) *plan.Plan {
@@ -54,5 +59,46 @@ func BenchmarkWriteTPlan10M(b *testing.B) {
 		if err := WriteTPlan(io.Discard, s, p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPlan10M is what `tressi plan -out` does after loading: compile,
+// summarise and write the .tplan file.
+func BenchmarkPlan10M(b *testing.B) {
+	p := benchPlan(b)
+	path := filepath.Join(b.TempDir(), "run.tplan")
+	for b.Loop() {
+		s, diags := Compile(p)
+		if diags.HasErrors() {
+			b.Fatal(diags)
+		}
+		_ = Summarize(s).WriteText(io.Discard)
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteTPlan(f, s, p); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCompileMemoryFlat: compiling a hundred times more slots allocates
+// about the same, because slots are streamed and never held.
+func TestCompileMemoryFlat(t *testing.T) {
+	alloc := func(d time.Duration) uint64 {
+		p := openPlan(t, []plan.Stage{constant(d, 10_000)}, 5, 3, 2)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		mustCompile(t, p)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(10*time.Second), alloc(100*time.Second)
+	if large > small+1<<20 {
+		t.Fatalf("100k slots allocate %d B, 1M slots %d B", small, large)
 	}
 }
