@@ -72,8 +72,15 @@ type generator interface {
 	open() SlotSource
 }
 
-// Slots streams the open model's slots in due order.
-func (s *Schedule) Slots() SlotSource { return s.gen.open() }
+// Slots streams the open model's slots in due order. Each call starts a
+// new, independent stream from slot 0; a schedule built by hand without
+// slots streams none.
+func (s *Schedule) Slots() SlotSource {
+	if s.gen == nil {
+		return noSlots{}
+	}
+	return s.gen.open()
+}
 
 // SlotSource yields slots in due order. Next fills dst and returns how many
 // it wrote; 0 means the schedule is exhausted.
