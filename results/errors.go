@@ -1,0 +1,58 @@
+package results
+
+// ErrorKind is one word of the fixed error vocabulary of DESIGN.md, stored
+// as a small integer in memory and as a dictionary string on disk.
+type ErrorKind uint8
+
+// The error vocabulary. None means a complete response arrived, whatever its status.
+const (
+	None ErrorKind = iota
+	Timeout
+	ConnectRefused
+	ConnectTimeout
+	Reset
+	DNS
+	TLS
+	BodyTooLarge
+	Protocol
+	LocalResources
+	CaptureFailed
+	Interrupted
+	NotSent
+	numErrorKinds
+)
+
+// ErrorNames is the vocabulary in ErrorKind order; it is also the error
+// column's dictionary.
+var ErrorNames = [numErrorKinds]string{
+	None:           "",
+	Timeout:        "timeout",
+	ConnectRefused: "connect_refused",
+	ConnectTimeout: "connect_timeout",
+	Reset:          "reset",
+	DNS:            "dns",
+	TLS:            "tls",
+	BodyTooLarge:   "body_too_large",
+	Protocol:       "protocol",
+	LocalResources: "local_resources",
+	CaptureFailed:  "capture_failed",
+	Interrupted:    "interrupted",
+	NotSent:        "not_sent",
+}
+
+func (k ErrorKind) String() string {
+	if int(k) < len(ErrorNames) {
+		return ErrorNames[k]
+	}
+	return "unknown"
+}
+
+// ParseErrorKind maps a vocabulary word back to its kind.
+func ParseErrorKind(s string) (ErrorKind, bool) {
+	for i, n := range ErrorNames {
+		if n == s {
+			return ErrorKind(i), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,273 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Batch is a read-only view of one record batch's columns, valid until the
+// next call to Reader.Next. Dictionary columns come as per-batch indices into
+// name slices, whatever index type the writer chose.
+type Batch struct {
+	Len       int
+	Slot      []uint64
+	Scheduled []int64
+	Sent      []int64
+	Latency   []int64
+	Service   []int64
+	Status    []uint16
+	BytesOut  []uint32
+	BytesIn   []uint32
+
+	Endpoint      []int32 // index into EndpointNames
+	EndpointNames []string
+	Error         []int32 // index into ErrorNames
+	ErrorNames    []string
+}
+
+// Reader reads results written by any Arrow implementation that follows the
+// contract, in the IPC stream or file format, compressed or not. A file cut
+// short (a killed writer) is read up to its last complete batch; Truncated
+// then says so.
+type Reader struct {
+	Meta   Meta
+	Schema *arrow.Schema
+	// Truncated is set once Next has hit a damaged or cut-off tail.
+	Truncated error
+
+	rd    *ipc.Reader
+	close func() error
+	batch Batch
+	cols  [10]int // field index of each contract column
+	err   error
+}
+
+// Open opens a results file.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.close = f.Close
+	return r, nil
+}
+
+// fileMagic starts (and ends) the IPC file format; the stream format has none.
+var fileMagic = []byte("ARROW1")
+
+// NewReader reads results from r, sniffing the file format by its magic.
+// The file format's body is a stream, so it is read as one and needs no
+// footer: a file whose writer died before Close is still readable.
+func NewReader(r io.Reader) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(8)
+	if bytes.HasPrefix(head, fileMagic) {
+		if _, err := br.Discard(8); err != nil { // magic plus padding
+			return nil, err
+		}
+	}
+	rd, err := ipc.NewReader(br, ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
+	}
+	res := &Reader{rd: rd, Schema: rd.Schema()}
+	if res.Meta, err = metaFrom(rd.Schema().Metadata()); err != nil {
+		rd.Release()
+		return nil, err
+	}
+	if err := res.bindColumns(); err != nil {
+		rd.Release()
+		return nil, err
+	}
+	return res, nil
+}
+
+var contractColumns = [10]string{ColSlot, ColEndpoint, ColScheduled, ColSent, ColLatency, ColService, ColStatus, ColError, ColBytesOut, ColBytesIn}
+
+func (r *Reader) bindColumns() error {
+	for i, name := range contractColumns {
+		idx := r.Schema.FieldIndices(name)
+		if len(idx) == 0 {
+			return fmt.Errorf("results column %q is missing (found %v); is this a tressi results file?", name, fieldNames(r.Schema))
+		}
+		r.cols[i] = idx[0]
+	}
+	return nil
+}
+
+func fieldNames(s *arrow.Schema) []string {
+	names := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// Next advances to the next batch; false at the end or on error (see Err
+// and Truncated).
+func (r *Reader) Next() (*Batch, bool) {
+	if r.err != nil || r.Truncated != nil {
+		return nil, false
+	}
+	if !r.rd.Next() {
+		if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
+			r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
+		}
+		return nil, false
+	}
+	if err := r.view(r.rd.RecordBatch()); err != nil {
+		r.err = err
+		return nil, false
+	}
+	return &r.batch, true
+}
+
+// Err is a problem that stopped reading other than a cut-off tail.
+func (r *Reader) Err() error { return r.err }
+
+// Close releases the reader and its file.
+func (r *Reader) Close() error {
+	r.rd.Release()
+	if r.close != nil {
+		return r.close()
+	}
+	return nil
+}
+
+func (r *Reader) view(rec arrow.RecordBatch) error {
+	b := &r.batch
+	b.Len = int(rec.NumRows())
+	var err error
+	col := func(i int) arrow.Array { return rec.Column(r.cols[i]) }
+	if b.Slot, err = values[uint64](col(0), ColSlot); err != nil {
+		return err
+	}
+	if b.Endpoint, b.EndpointNames, err = dictColumn(col(1), ColEndpoint, b.Endpoint); err != nil {
+		return err
+	}
+	for i, dst := range []*[]int64{&b.Scheduled, &b.Sent, &b.Latency, &b.Service} {
+		if *dst, err = values[int64](col(2+i), contractColumns[2+i]); err != nil {
+			return err
+		}
+	}
+	if b.Status, err = values[uint16](col(6), ColStatus); err != nil {
+		return err
+	}
+	if b.Error, b.ErrorNames, err = dictColumn(col(7), ColError, b.Error); err != nil {
+		return err
+	}
+	if b.BytesOut, err = values[uint32](col(8), ColBytesOut); err != nil {
+		return err
+	}
+	b.BytesIn, err = values[uint32](col(9), ColBytesIn)
+	return err
+}
+
+type primitiveValues interface {
+	uint16 | uint32 | uint64 | int64
+}
+
+func values[T primitiveValues](a arrow.Array, name string) ([]T, error) {
+	switch a := a.(type) {
+	case *array.Uint64:
+		if v, ok := any(a.Uint64Values()).([]T); ok {
+			return v, nil
+		}
+	case *array.Int64:
+		if v, ok := any(a.Int64Values()).([]T); ok {
+			return v, nil
+		}
+	case *array.Uint32:
+		if v, ok := any(a.Uint32Values()).([]T); ok {
+			return v, nil
+		}
+	case *array.Uint16:
+		if v, ok := any(a.Uint16Values()).([]T); ok {
+			return v, nil
+		}
+	}
+	var zero T
+	return nil, fmt.Errorf("results column %q has type %s, want %T", name, a.DataType(), zero)
+}
+
+// dictColumn turns a dictionary<utf8> column (any index type) or a plain
+// utf8 column into indices and names.
+func dictColumn(a arrow.Array, name string, scratch []int32) ([]int32, []string, error) {
+	n := a.Len()
+	idx := grow(scratch, n)
+	switch a := a.(type) {
+	case *array.Dictionary:
+		dict, ok := a.Dictionary().(*array.String)
+		if !ok {
+			return nil, nil, fmt.Errorf("results column %q: dictionary values are %s, want utf8", name, a.Dictionary().DataType())
+		}
+		names := make([]string, dict.Len())
+		for i := range names {
+			names[i] = dict.Value(i)
+		}
+		if err := indexValues(a.Indices(), idx); err != nil {
+			return nil, nil, fmt.Errorf("results column %q: %w", name, err)
+		}
+		return idx, names, nil
+	case *array.String:
+		var names []string
+		seen := map[string]int32{}
+		for i := 0; i < n; i++ {
+			v := a.Value(i)
+			j, ok := seen[v]
+			if !ok {
+				j = int32(len(names))
+				seen[v] = j
+				names = append(names, v)
+			}
+			idx[i] = j
+		}
+		return idx, names, nil
+	}
+	return nil, nil, fmt.Errorf("results column %q has type %s, want dictionary<utf8>", name, a.DataType())
+}
+
+// indexValues widens a dictionary's indices, whatever their integer type.
+func indexValues(a arrow.Array, dst []int32) error {
+	switch a := a.(type) {
+	case *array.Uint8:
+		widen(dst, a.Uint8Values())
+	case *array.Int8:
+		widen(dst, a.Int8Values())
+	case *array.Uint16:
+		widen(dst, a.Uint16Values())
+	case *array.Int16:
+		widen(dst, a.Int16Values())
+	case *array.Int32:
+		copy(dst, a.Int32Values())
+	case *array.Uint32:
+		widen(dst, a.Uint32Values())
+	case *array.Int64:
+		widen(dst, a.Int64Values())
+	case *array.Uint64:
+		widen(dst, a.Uint64Values())
+	default:
+		return fmt.Errorf("dictionary index type %s is not an integer", a.DataType())
+	}
+	return nil
+}
+
+func widen[T int8 | uint8 | int16 | uint16 | uint32 | int64 | uint64](dst []int32, src []T) {
+	for i, v := range src {
+		dst[i] = int32(v)
+	}
+}

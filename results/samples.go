@@ -1,0 +1,102 @@
+package results
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Sample is one kept response: the first for each (endpoint, status, error).
+type Sample struct {
+	Endpoint string
+	Status   uint16
+	Error    string
+	Headers  string // response header block as received
+	Body     []byte // prefix of the body, at most the executor's sample limit
+	BodySize uint32 // the full body's size in bytes
+}
+
+// SampleBodyLimit is how much of a sampled body is kept by default.
+const SampleBodyLimit = 4 << 10
+
+var sampleSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "endpoint", Type: arrow.BinaryTypes.String},
+	{Name: "status", Type: arrow.PrimitiveTypes.Uint16},
+	{Name: "error", Type: arrow.BinaryTypes.String},
+	{Name: "headers", Type: arrow.BinaryTypes.String},
+	{Name: "body", Type: arrow.BinaryTypes.Binary},
+	{Name: "body_size", Type: arrow.PrimitiveTypes.Uint32},
+}, nil)
+
+// WriteSamples writes samples as one Arrow IPC stream.
+func WriteSamples(w io.Writer, samples []Sample) error {
+	mem := memory.DefaultAllocator
+	b := array.NewRecordBuilder(mem, sampleSchema)
+	defer b.Release()
+	for _, s := range samples {
+		b.Field(0).(*array.StringBuilder).Append(s.Endpoint)
+		b.Field(1).(*array.Uint16Builder).Append(s.Status)
+		b.Field(2).(*array.StringBuilder).Append(s.Error)
+		b.Field(3).(*array.StringBuilder).Append(s.Headers)
+		b.Field(4).(*array.BinaryBuilder).Append(s.Body)
+		b.Field(5).(*array.Uint32Builder).Append(s.BodySize)
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	iw := ipc.NewWriter(w, ipc.WithSchema(sampleSchema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	if err := iw.Write(rec); err != nil {
+		return fmt.Errorf("samples: %w", err)
+	}
+	return iw.Close()
+}
+
+// ReadSamples reads a samples file written by WriteSamples (or any writer
+// with those columns).
+func ReadSamples(r io.Reader) ([]Sample, error) {
+	rd, err := ipc.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("samples: not an Arrow IPC stream: %w", err)
+	}
+	defer rd.Release()
+	var out []Sample
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		cols := map[string]arrow.Array{}
+		for i, f := range rec.Schema().Fields() {
+			cols[f.Name] = rec.Column(i)
+		}
+		ep, ok1 := cols["endpoint"].(*array.String)
+		st, ok2 := cols["status"].(*array.Uint16)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("samples: columns endpoint (utf8) and status (uint16) are required")
+		}
+		errs, _ := cols["error"].(*array.String)
+		hdr, _ := cols["headers"].(*array.String)
+		body, _ := cols["body"].(*array.Binary)
+		size, _ := cols["body_size"].(*array.Uint32)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			s := Sample{Endpoint: ep.Value(i), Status: st.Value(i)}
+			if errs != nil {
+				s.Error = errs.Value(i)
+			}
+			if hdr != nil {
+				s.Headers = hdr.Value(i)
+			}
+			if body != nil {
+				s.Body = append([]byte(nil), body.Value(i)...)
+			}
+			if size != nil {
+				s.BodySize = size.Value(i)
+			}
+			out = append(out, s)
+		}
+	}
+	if err := rd.Err(); err != nil && err != io.EOF {
+		return out, fmt.Errorf("samples: %w", err)
+	}
+	return out, nil
+}

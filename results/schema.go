@@ -1,0 +1,175 @@
+// Package results is the Arrow contract between the executor, which writes
+// one row per request outcome, and the reports, which read them back: the
+// columns, their types, the schema metadata, a writer and a tolerant reader.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Column names of results.arrow, in order.
+const (
+	ColSlot      = "slot"
+	ColEndpoint  = "endpoint"
+	ColScheduled = "scheduled_ns"
+	ColSent      = "sent_ns"
+	ColLatency   = "latency_ns"
+	ColService   = "service_ns"
+	ColStatus    = "status"
+	ColError     = "error"
+	ColBytesOut  = "bytes_out"
+	ColBytesIn   = "bytes_in"
+)
+
+// Schema metadata keys.
+const (
+	KeyVersion      = "tressi.version"
+	KeyRunID        = "tressi.run_id"
+	KeyStartUnixNs  = "tressi.start_unix_ns"
+	KeyScheduleHash = "tressi.schedule_hash"
+	KeySeed         = "tressi.seed"
+	KeyShard        = "tressi.shard"
+	KeyPlanName     = "tressi.plan_name"
+	KeyExpect       = "tressi.expect"
+)
+
+// Row is one request outcome. Times are ns after run start; -1 where the
+// event never happened (never sent, no response).
+type Row struct {
+	Slot      uint64
+	Scheduled int64
+	Sent      int64
+	Latency   int64 // corrected: response complete − scheduled
+	Service   int64 // response complete − sent
+	BytesOut  uint32
+	BytesIn   uint32
+	Status    uint16
+	Endpoint  uint16 // index into the writer's endpoint names
+	Error     ErrorKind
+}
+
+// Meta is the run-level information kept in the schema metadata.
+type Meta struct {
+	Version      string
+	RunID        string
+	StartUnixNs  int64
+	ScheduleHash string
+	Seed         uint64
+	Shard        Shard
+	PlanName     string
+	// Expect maps an endpoint to the statuses it expects; an endpoint not
+	// named expects 200–399.
+	Expect map[string][]int
+}
+
+// Shard is stripe Index of Count; the zero value means the whole schedule (0/1).
+type Shard struct {
+	Index, Count int
+}
+
+func (s Shard) String() string {
+	if s.Count == 0 {
+		return "0/1"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// ParseShard parses "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return sh, nil
+}
+
+// ExpectsStatus reports whether status counts as ok for an endpoint given
+// its expected statuses (nil or empty: 200–399).
+func ExpectsStatus(expect []int, status int) bool {
+	if len(expect) == 0 {
+		return status >= 200 && status <= 399
+	}
+	for _, s := range expect {
+		if s == status {
+			return true
+		}
+	}
+	return false
+}
+
+func (m Meta) metadata() arrow.Metadata {
+	expect := m.Expect
+	if expect == nil {
+		expect = map[string][]int{}
+	}
+	ej, _ := json.Marshal(expect) // a map of string to []int always marshals
+	return arrow.NewMetadata(
+		[]string{KeyVersion, KeyRunID, KeyStartUnixNs, KeyScheduleHash, KeySeed, KeyShard, KeyPlanName, KeyExpect},
+		[]string{m.Version, m.RunID, strconv.FormatInt(m.StartUnixNs, 10), m.ScheduleHash,
+			strconv.FormatUint(m.Seed, 10), m.Shard.String(), m.PlanName, string(ej)},
+	)
+}
+
+// metaFrom reads Meta from schema metadata written by any writer; missing
+// keys stay zero, malformed ones are reported.
+func metaFrom(md arrow.Metadata) (Meta, error) {
+	var m Meta
+	get := func(k string) string {
+		if i := md.FindKey(k); i >= 0 {
+			return md.Values()[i]
+		}
+		return ""
+	}
+	m.Version = get(KeyVersion)
+	m.RunID = get(KeyRunID)
+	m.ScheduleHash = get(KeyScheduleHash)
+	m.PlanName = get(KeyPlanName)
+	var err error
+	if v := get(KeyStartUnixNs); v != "" {
+		if m.StartUnixNs, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return m, fmt.Errorf("metadata %s=%q is not an integer", KeyStartUnixNs, v)
+		}
+	}
+	if v := get(KeySeed); v != "" {
+		if m.Seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return m, fmt.Errorf("metadata %s=%q is not an integer", KeySeed, v)
+		}
+	}
+	if v := get(KeyShard); v != "" {
+		if m.Shard, err = ParseShard(v); err != nil {
+			return m, fmt.Errorf("metadata %s: %v", KeyShard, err)
+		}
+	}
+	if v := get(KeyExpect); v != "" {
+		if err := json.Unmarshal([]byte(v), &m.Expect); err != nil {
+			return m, fmt.Errorf("metadata %s is not a JSON object of endpoint to statuses: %v", KeyExpect, err)
+		}
+	}
+	return m, nil
+}
+
+var (
+	endpointType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Uint16, ValueType: arrow.BinaryTypes.String}
+	errorType    = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Uint8, ValueType: arrow.BinaryTypes.String}
+)
+
+// Schema is the results.arrow schema carrying m as metadata.
+func Schema(m Meta) *arrow.Schema {
+	md := m.metadata()
+	return arrow.NewSchema([]arrow.Field{
+		{Name: ColSlot, Type: arrow.PrimitiveTypes.Uint64},
+		{Name: ColEndpoint, Type: endpointType},
+		{Name: ColScheduled, Type: arrow.PrimitiveTypes.Int64},
+		{Name: ColSent, Type: arrow.PrimitiveTypes.Int64},
+		{Name: ColLatency, Type: arrow.PrimitiveTypes.Int64},
+		{Name: ColService, Type: arrow.PrimitiveTypes.Int64},
+		{Name: ColStatus, Type: arrow.PrimitiveTypes.Uint16},
+		{Name: ColError, Type: errorType},
+		{Name: ColBytesOut, Type: arrow.PrimitiveTypes.Uint32},
+		{Name: ColBytesIn, Type: arrow.PrimitiveTypes.Uint32},
+	}, &md)
+}

@@ -1,0 +1,157 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// BatchRows is the number of rows the executor gathers before handing a
+// batch to the writer: far below any reader's message size limit.
+const BatchRows = 64 << 10
+
+// Writer writes result rows as an Arrow IPC stream of zstd-compressed record
+// batches. The stream format needs no footer, so every batch written before a
+// crash stays readable. A Writer belongs to one goroutine.
+type Writer struct {
+	w         *ipc.Writer
+	schema    *arrow.Schema
+	endpoints *array.String
+	errs      *array.String
+	mem       memory.Allocator
+
+	// Column scratch reused across batches: Write builds arrays over these
+	// slices without copying, and the IPC writer is done with them on return.
+	slot                              []uint64
+	scheduled, sent, latency, service []int64
+	status, endpoint                  []uint16
+	errKind                           []uint8
+	bytesOut, bytesIn                 []uint32
+}
+
+// NewWriter starts a results stream on w. endpoints are the names that
+// Row.Endpoint indexes.
+func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
+	if len(endpoints) > 1<<16 {
+		return nil, fmt.Errorf("results: %d endpoints, at most 65536 fit the endpoint column", len(endpoints))
+	}
+	mem := memory.DefaultAllocator
+	schema := Schema(m)
+	wr := &Writer{
+		schema:    schema,
+		mem:       mem,
+		endpoints: stringArray(mem, endpoints),
+		errs:      stringArray(mem, ErrorNames[:]),
+	}
+	wr.w = ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	return wr, nil
+}
+
+func stringArray(mem memory.Allocator, values []string) *array.String {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.AppendValues(values, nil)
+	return b.NewStringArray()
+}
+
+// Write appends rows as one record batch. Callers keep batches at most
+// BatchRows long.
+func (wr *Writer) Write(rows []Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	wr.fillColumns(rows)
+	n := len(rows)
+	cols := []arrow.Array{
+		primitive(arrow.PrimitiveTypes.Uint64, n, wr.slot),
+		dictionary(endpointType, arrow.PrimitiveTypes.Uint16, n, wr.endpoint, wr.endpoints),
+		primitive(arrow.PrimitiveTypes.Int64, n, wr.scheduled),
+		primitive(arrow.PrimitiveTypes.Int64, n, wr.sent),
+		primitive(arrow.PrimitiveTypes.Int64, n, wr.latency),
+		primitive(arrow.PrimitiveTypes.Int64, n, wr.service),
+		primitive(arrow.PrimitiveTypes.Uint16, n, wr.status),
+		dictionary(errorType, arrow.PrimitiveTypes.Uint8, n, wr.errKind, wr.errs),
+		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesOut),
+		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesIn),
+	}
+	rec := array.NewRecordBatch(wr.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	err := wr.w.Write(rec)
+	rec.Release()
+	if err != nil {
+		return fmt.Errorf("results: writing a batch of %d rows: %w", n, err)
+	}
+	return nil
+}
+
+func (wr *Writer) fillColumns(rows []Row) {
+	n := len(rows)
+	wr.slot = grow(wr.slot, n)
+	wr.scheduled = grow(wr.scheduled, n)
+	wr.sent = grow(wr.sent, n)
+	wr.latency = grow(wr.latency, n)
+	wr.service = grow(wr.service, n)
+	wr.status = grow(wr.status, n)
+	wr.endpoint = grow(wr.endpoint, n)
+	wr.errKind = grow(wr.errKind, n)
+	wr.bytesOut = grow(wr.bytesOut, n)
+	wr.bytesIn = grow(wr.bytesIn, n)
+	for i := range rows {
+		r := &rows[i]
+		wr.slot[i] = r.Slot
+		wr.scheduled[i] = r.Scheduled
+		wr.sent[i] = r.Sent
+		wr.latency[i] = r.Latency
+		wr.service[i] = r.Service
+		wr.status[i] = r.Status
+		wr.endpoint[i] = r.Endpoint
+		wr.errKind[i] = uint8(r.Error)
+		wr.bytesOut[i] = r.BytesOut
+		wr.bytesIn[i] = r.BytesIn
+	}
+}
+
+// Close ends the stream (writing its end-of-stream marker) and releases the
+// dictionaries. It does not close the underlying io.Writer.
+func (wr *Writer) Close() error {
+	err := wr.w.Close()
+	wr.endpoints.Release()
+	wr.errs.Release()
+	return err
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// primitive wraps a Go slice as an Arrow array without copying.
+func primitive[T uint8 | uint16 | uint32 | uint64 | int64](dt arrow.DataType, n int, values []T) arrow.Array {
+	buf := memory.NewBufferBytes(asBytes(values))
+	data := array.NewData(dt, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+func dictionary[T uint8 | uint16](dt *arrow.DictionaryType, idx arrow.DataType, n int, indices []T, dict arrow.Array) arrow.Array {
+	ix := primitive(idx, n, indices)
+	defer ix.Release()
+	return array.NewDictionaryArray(dt, ix, dict)
+}
+
+func asBytes[T uint8 | uint16 | uint32 | uint64 | int64](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
+}
