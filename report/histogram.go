@@ -70,7 +70,7 @@ func (h *latencyHistogram) percentiles() Percentiles {
 	if h.count == 0 {
 		return Percentiles{}
 	}
-	q := h.hdr.ValueAtPercentilesSlice(quantiles)
+	q := h.hdr.ValueAtPercentilesSlice(nearestRanks(quantiles, h.count))
 	sum := float64(h.sumHi)*math.Exp2(64) + float64(h.sumLo)
 	return Percentiles{
 		Count: h.count,
@@ -83,6 +83,19 @@ func (h *latencyHistogram) percentiles() Percentiles {
 		P999:  ms(min(q[4], h.max)),
 		Max:   ms(h.max),
 	}
+}
+
+// nearestRanks turns percentiles into the ones HDR needs to return the
+// nearest-rank quantile (the ceil(q·n)-th smallest value, what sorting and
+// indexing gives). HDR rounds q·n to the nearest rank instead, which in a
+// sparse tail can pick a neighbour several percent away.
+func nearestRanks(ps []float64, n int64) []float64 {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		rank := math.Ceil(p / 100 * float64(n))
+		out[i] = rank / float64(n) * 100
+	}
+	return out
 }
 
 // CDFPoint is one point of a latency distribution: Fraction of requests
