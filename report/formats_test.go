@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tressi/tressi/report/internal/synth"
+	"github.com/tressi/tressi/report/synth"
 )
 
 var formatSpec = synth.Spec{Rows: 20_000, Seed: 11, Rate: 2000}

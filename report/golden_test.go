@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tressi/tressi/report/internal/synth"
+	"github.com/tressi/tressi/report/synth"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tressi/tressi/plan"
 
-	"github.com/tressi/tressi/report/internal/synth"
+	"github.com/tressi/tressi/report/synth"
 	"github.com/tressi/tressi/results"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tressi/tressi/report/internal/synth"
+	"github.com/tressi/tressi/report/synth"
 	"github.com/tressi/tressi/results"
 )
 

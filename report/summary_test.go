@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tressi/tressi/report/internal/synth"
+	"github.com/tressi/tressi/report/synth"
 )
 
 func TestSummaryMatchesTruth(t *testing.T) {

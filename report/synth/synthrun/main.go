@@ -1,7 +1,7 @@
 // Command synthrun writes a synthetic run directory for trying and timing
 // `tressi report` on many rows, e.g.
 //
-//	go run ./report/internal/synthrun -rows 5000000 -out /tmp/tressi-5m
+//	go run ./report/synth/synthrun -rows 5000000 -out /tmp/tressi-5m
 //	time go run ./cmd/tressi report /tmp/tressi-5m
 package main
 
@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tressi/tressi/report/internal/synth"
+	"github.com/tressi/tressi/report/synth"
 	"github.com/tressi/tressi/results"
 )
 
