@@ -54,7 +54,7 @@ type env struct {
 func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{environ: environ, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(e)
-	root.SetArgs(args)
+	root.SetArgs(terraformStyleFlags(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

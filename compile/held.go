@@ -4,6 +4,7 @@ package compile
 // them: for tests and for small schedules held in memory. It sets Count.
 func (s *Schedule) WithSlots(slots []Slot) *Schedule {
 	s.gen = heldSlots(slots)
+	s.stats = nil // counts from Compile's pass no longer describe the stream
 	s.Count = int64(len(slots))
 	return s
 }

@@ -33,9 +33,15 @@ func (m Model) String() string {
 // Schedule is a compiled plan. The open model's slots are not held in it:
 // Slots streams them in chunks, so memory stays flat however long the run.
 type Schedule struct {
-	Name     string
-	Model    Model
-	Seed     uint64
+	Name  string
+	Model Model
+	Seed  uint64
+	// Selection is how slots pick entries: plan.SelectWeighted,
+	// plan.SelectRoundRobin or plan.SelectRandom; see Pick.
+	Selection string
+	// Arrival is the open model's spacing: plan.ArrivalUniform or
+	// plan.ArrivalPoisson; empty for the closed model.
+	Arrival  string
 	Duration time.Duration // sum of the stages
 	// Count is the open model's number of slots; 0 for the closed model,
 	// whose number of requests is decided by the server's speed.
@@ -56,7 +62,9 @@ type Schedule struct {
 	// decides what is sent and when, nothing else.
 	Hash string
 
-	gen generator
+	gen   generator
+	sel   *selector
+	stats *scanStats // per-entry counts and timeline, from the hashing pass
 }
 
 // generator streams the open model's slots; see arrival.go.
@@ -64,8 +72,15 @@ type generator interface {
 	open() SlotSource
 }
 
-// Slots streams the open model's slots in due order.
-func (s *Schedule) Slots() SlotSource { return s.gen.open() }
+// Slots streams the open model's slots in due order. Each call starts a
+// new, independent stream from slot 0; a schedule built by hand without
+// slots streams none.
+func (s *Schedule) Slots() SlotSource {
+	if s.gen == nil {
+		return noSlots{}
+	}
+	return s.gen.open()
+}
 
 // SlotSource yields slots in due order. Next fills dst and returns how many
 // it wrote; 0 means the schedule is exhausted.

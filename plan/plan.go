@@ -25,7 +25,7 @@ type Plan struct {
 	Endpoints  []*Endpoint
 	Scenarios  []*Scenario
 	Data       []*Data
-	Load       *Load
+	Load       *LoadProfile
 	Thresholds *Thresholds
 }
 
@@ -36,6 +36,7 @@ type Variable struct {
 	Default   cty.Value
 	Sensitive bool
 	// Value is the resolved value after defaults, files, environment and -var.
+	// It is not marked: check Sensitive before printing or recording it.
 	Value     cty.Value
 	DeclRange hcl.Range
 }
@@ -91,6 +92,9 @@ type Endpoint struct {
 	Name    string
 	Weight  int
 	MaxRate float64 // requests per second; 0 means no cap
+	// Data is the data block feeding row.* when the endpoint uses it: an
+	// endpoint may only when the plan has exactly one data block.
+	Data string
 	Request
 	DeclRange hcl.Range
 }
@@ -165,12 +169,13 @@ const (
 	ArrivalPoisson = "poisson"
 )
 
-// Load says how much traffic to start and when.
-type Load struct {
-	Model     string // ModelOpen (default) or ModelClosed
-	Selection string // SelectWeighted (default), SelectRoundRobin or SelectRandom
-	Arrival   string // ArrivalUniform (default) or ArrivalPoisson; open model only
-	Seed      uint64 // default 1
+// LoadProfile is the load block: how much traffic to start and when. (It is
+// not named Load because plan.Load is the function that loads a plan.)
+type LoadProfile struct {
+	Model     string        // ModelOpen (default) or ModelClosed
+	Selection string        // SelectWeighted (default), SelectRoundRobin or SelectRandom
+	Arrival   string        // ArrivalUniform (default) or ArrivalPoisson; open model only
+	Seed      uint64        // default 1
 	Think     time.Duration // closed model: pause between a user's iterations
 	Stages    []Stage
 	DeclRange hcl.Range
@@ -192,6 +197,6 @@ type Thresholds struct {
 	StatusCodes []int   // abort on the first of these
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
-	Abort     bool // default true: stop early when a live threshold fails
-	DeclRange hcl.Range
+	Abort                    bool // default true: stop early when a live threshold fails
+	DeclRange                hcl.Range
 }

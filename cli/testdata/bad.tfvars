@@ -1,0 +1,1 @@
+base_url = "ftp://nope"

@@ -1,0 +1,170 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"math"
+)
+
+// The schedule hash proves that two schedules send the same requests at the
+// same instants. It covers a canonical binary encoding of everything that
+// decides that — model, seed, selection, targets' connection settings, the
+// request table, entries, data rows, users, think and every slot — and
+// nothing else: not the plan's name or file names, not comments, not whether
+// the plan was written in HCL or JSON syntax, not thresholds.
+
+// hashVersion changes whenever the encoding below changes.
+const hashVersion = "tressi.schedule.v1"
+
+// canon appends canonical encodings: fixed-width little-endian integers and
+// length-prefixed byte strings, so no two different values encode alike.
+type canon struct{ b []byte }
+
+func (c *canon) u64(v uint64) { c.b = binary.LittleEndian.AppendUint64(c.b, v) }
+func (c *canon) i64(v int64)  { c.u64(uint64(v)) }
+func (c *canon) f64(v float64) {
+	c.u64(math.Float64bits(v))
+}
+func (c *canon) bool(v bool) {
+	if v {
+		c.b = append(c.b, 1)
+	} else {
+		c.b = append(c.b, 0)
+	}
+}
+func (c *canon) bytes(v []byte) { c.u64(uint64(len(v))); c.b = append(c.b, v...) }
+func (c *canon) str(v string)   { c.u64(uint64(len(v))); c.b = append(c.b, v...) }
+
+func (c *canon) splice(s *Splice) {
+	c.u64(uint64(len(s.Segments)))
+	for _, seg := range s.Segments {
+		c.bytes(seg)
+	}
+	c.u64(uint64(len(s.Holes)))
+	for _, h := range s.Holes {
+		c.u64(uint64(h.Kind))
+		c.i64(int64(h.Index))
+		c.i64(h.Min)
+		c.i64(h.Max)
+		c.bool(h.JSONEscape)
+		c.u64(uint64(h.ID))
+	}
+}
+
+// encodeHeader is the canonical encoding of everything but the slot stream.
+func encodeHeader(s *Schedule) []byte {
+	var c canon
+	c.str(hashVersion)
+	c.u64(uint64(s.Model))
+	c.u64(s.Seed)
+	c.str(s.Selection)
+	c.str(s.Arrival)
+	c.i64(int64(s.Duration))
+	c.i64(int64(s.Think))
+	c.u64(uint64(len(s.Targets)))
+	for _, t := range s.Targets {
+		c.str(t.Scheme)
+		c.str(t.Addr)
+		c.str(t.Host)
+		c.i64(int64(t.Connections))
+		c.str(t.Connection)
+		c.i64(int64(t.Timeout))
+		c.i64(int64(t.ConnectTimeout))
+		c.bool(t.InsecureSkipVerify)
+	}
+	c.u64(uint64(len(s.Requests)))
+	for i := range s.Requests {
+		r := &s.Requests[i]
+		c.str(r.Name)
+		c.i64(int64(r.Target))
+		c.str(r.Method)
+		c.splice(&r.URI)
+		c.u64(uint64(len(r.Headers)))
+		for j := range r.Headers {
+			c.str(r.Headers[j].Name)
+			c.splice(&r.Headers[j].Value)
+		}
+		c.splice(&r.Body)
+		c.u64(uint64(len(r.Expect)))
+		for _, e := range r.Expect {
+			c.i64(int64(e))
+		}
+	}
+	c.u64(uint64(len(s.Entries)))
+	for _, e := range s.Entries {
+		c.str(e.Name)
+		c.i64(int64(e.Weight))
+		c.bool(e.Scenario)
+		c.f64(e.MaxRate)
+		c.i64(int64(e.Data))
+		c.str(e.Connection)
+		c.i64(int64(e.Think))
+		c.u64(uint64(len(e.Steps)))
+		for _, st := range e.Steps {
+			c.str(st.Name)
+			c.i64(int64(st.Request))
+			c.i64(int64(st.Repeat))
+			c.i64(int64(st.Think))
+			c.u64(uint64(len(st.Captures)))
+			for _, cp := range st.Captures {
+				c.str(cp.Name)
+				c.u64(uint64(cp.Kind))
+				c.str(cp.Expr)
+				c.i64(int64(cp.Index))
+			}
+		}
+	}
+	c.u64(uint64(len(s.Data)))
+	for _, d := range s.Data {
+		c.bool(d.Random)
+		c.u64(uint64(len(d.Columns)))
+		for _, col := range d.Columns {
+			c.str(col)
+		}
+		c.u64(uint64(len(d.Rows)))
+		for _, row := range d.Rows {
+			c.u64(uint64(len(row)))
+			for _, v := range row {
+				c.str(v)
+			}
+		}
+	}
+	c.u64(uint64(len(s.Users)))
+	for _, u := range s.Users {
+		c.i64(u.Start)
+		c.i64(u.Stop)
+	}
+	return c.b
+}
+
+// slotHasher feeds slots to the hash in the canonical encoding, 8 bytes
+// little-endian each, through one reused buffer.
+type slotHasher struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newSlotHasher(s *Schedule) *slotHasher {
+	h := sha256.New()
+	h.Write(encodeHeader(s))
+	return &slotHasher{h: h}
+}
+
+func (sh *slotHasher) add(slots []Slot) {
+	sh.buf = sh.buf[:0]
+	for _, sl := range slots {
+		sh.buf = binary.LittleEndian.AppendUint64(sh.buf, uint64(sl))
+	}
+	sh.h.Write(sh.buf)
+}
+
+// sum closes the stream with its length, so a truncated stream never hashes
+// like a whole one.
+func (sh *slotHasher) sum(count int64) string {
+	var c canon
+	c.i64(count)
+	sh.h.Write(c.b)
+	return hex.EncodeToString(sh.h.Sum(nil))
+}

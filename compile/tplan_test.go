@@ -1,0 +1,112 @@
+package compile
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/tressi/tressi/plan"
+	"github.com/zclconf/go-cty/cty"
+)
+
+func roundTrip(t *testing.T, p *plan.Plan) (*Schedule, *TPlan, []byte) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := mustCompile(t, p)
+	var buf bytes.Buffer
+	if err := writeTPlan(&buf, s, p, mem); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := readTPlan(bytes.NewReader(buf.Bytes()), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drain one more stream fully so every reader is released before the
+	// allocator check.
+	if got, want := allSlots(tp.Schedule), allSlots(s); !reflect.DeepEqual(got, want) {
+		t.Fatalf("slot streams differ: %d vs %d slots", len(got), len(want))
+	}
+	return s, tp, buf.Bytes()
+}
+
+func TestTPlanRoundTrip(t *testing.T) {
+	for name, p := range summaryPlans(t) {
+		t.Run(name, func(t *testing.T) {
+			p.Variables = []*plan.Variable{{Name: "base_url", Type: cty.String, Value: cty.StringVal("http://127.0.0.1:8080/api/")}}
+			s, tp, _ := roundTrip(t, p)
+			got := tp.Schedule
+			if got.Hash != s.Hash || got.Count != s.Count || got.Model != s.Model || got.Duration != s.Duration ||
+				got.Seed != s.Seed || got.Selection != s.Selection || got.Arrival != s.Arrival || got.Think != s.Think {
+				t.Fatalf("header differs:\n%+v\n%+v", got, s)
+			}
+			for _, f := range []struct{ a, b any }{
+				{got.Targets, s.Targets}, {got.Requests, s.Requests}, {got.Entries, s.Entries},
+				{got.Data, s.Data}, {got.Users, s.Users}, {got.Thresholds, s.Thresholds},
+			} {
+				if !reflect.DeepEqual(f.a, f.b) {
+					t.Fatalf("differs after the round trip:\n%+v\n%+v", f.a, f.b)
+				}
+			}
+			if _, h := scan(got); h != s.Hash {
+				t.Fatalf("recomputed hash %s, want %s", h, s.Hash)
+			}
+			if !reflect.DeepEqual(Summarize(got), Summarize(s)) {
+				t.Fatal("summaries differ")
+			}
+			for k := uint64(0); k < 100; k++ {
+				if got.Pick(k) != s.Pick(k) {
+					t.Fatalf("Pick(%d) differs", k)
+				}
+			}
+			vals, err := tp.Values()
+			if err != nil || !vals["base_url"].RawEquals(p.Variables[0].Value) {
+				t.Fatalf("variables %v, %v", vals, err)
+			}
+			if !reflect.DeepEqual(tp.Sources, p.Sources) || len(tp.Sensitive) != 0 {
+				t.Fatalf("sources %v sensitive %v", tp.Sources, tp.Sensitive)
+			}
+		})
+	}
+}
+
+func TestTPlanBatches(t *testing.T) {
+	// More than one record batch, and a last one that is not full.
+	p := openPlan(t, []plan.Stage{constant(3*time.Second, 50000)}, 2, 1)
+	_, tp, _ := roundTrip(t, p)
+	if tp.Schedule.Count != 150000 {
+		t.Fatalf("count %d", tp.Schedule.Count)
+	}
+}
+
+func TestTPlanRedactsSensitive(t *testing.T) {
+	p := openPlan(t, []plan.Stage{constant(time.Second, 10)}, 1)
+	p.Variables = []*plan.Variable{
+		{Name: "token", Type: cty.String, Sensitive: true, Value: cty.StringVal("s3cret")},
+		{Name: "n", Type: cty.Number, Value: cty.NumberIntVal(3)},
+	}
+	p.Endpoints[0].Headers = []plan.Header{{Name: "Authorization", Value: plan.LiteralTemplate("Bearer s3cret")}}
+	_, tp, raw := roundTrip(t, p)
+	if bytes.Contains(raw, []byte("s3cret")) || bytes.Contains(raw, []byte("czNjcmV0")) {
+		t.Fatal("the sensitive value was written")
+	}
+	if tp.Schedule.Requests != nil || !reflect.DeepEqual(tp.Sensitive, []string{"token"}) {
+		t.Fatalf("requests %v sensitive %v", tp.Schedule.Requests, tp.Sensitive)
+	}
+	if _, ok := tp.Variables["token"]; ok || len(tp.Variables) != 1 {
+		t.Fatalf("variables %v", tp.Variables)
+	}
+}
+
+func TestTPlanRejectsDamage(t *testing.T) {
+	p := openPlan(t, []plan.Stage{constant(time.Second, 1000)}, 1)
+	_, _, raw := roundTrip(t, p)
+	if _, err := ReadTPlan(bytes.NewReader(raw[:len(raw)/2])); err == nil {
+		t.Error("a truncated tplan was read")
+	}
+	if _, err := ReadTPlan(bytes.NewReader([]byte("not arrow"))); err == nil {
+		t.Error("garbage was read")
+	}
+}

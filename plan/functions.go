@@ -1,0 +1,217 @@
+package plan
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// stdlibFunctions are go-cty's standard functions, under the names Terraform
+// users already know.
+var stdlibFunctions = map[string]function.Function{
+	"abs":             stdlib.AbsoluteFunc,
+	"ceil":            stdlib.CeilFunc,
+	"chomp":           stdlib.ChompFunc,
+	"coalesce":        stdlib.CoalesceFunc,
+	"compact":         stdlib.CompactFunc,
+	"concat":          stdlib.ConcatFunc,
+	"contains":        stdlib.ContainsFunc,
+	"csvdecode":       stdlib.CSVDecodeFunc,
+	"distinct":        stdlib.DistinctFunc,
+	"element":         stdlib.ElementFunc,
+	"flatten":         stdlib.FlattenFunc,
+	"floor":           stdlib.FloorFunc,
+	"format":          stdlib.FormatFunc,
+	"formatlist":      stdlib.FormatListFunc,
+	"indent":          stdlib.IndentFunc,
+	"index":           stdlib.IndexFunc,
+	"join":            stdlib.JoinFunc,
+	"jsondecode":      stdlib.JSONDecodeFunc,
+	"keys":            stdlib.KeysFunc,
+	"length":          stdlib.LengthFunc,
+	"log":             stdlib.LogFunc,
+	"lookup":          stdlib.LookupFunc,
+	"lower":           stdlib.LowerFunc,
+	"max":             stdlib.MaxFunc,
+	"merge":           stdlib.MergeFunc,
+	"min":             stdlib.MinFunc,
+	"parseint":        stdlib.ParseIntFunc,
+	"pow":             stdlib.PowFunc,
+	"range":           stdlib.RangeFunc,
+	"regex":           stdlib.RegexFunc,
+	"regexall":        stdlib.RegexAllFunc,
+	"replace":         stdlib.ReplaceFunc,
+	"reverse":         stdlib.ReverseListFunc,
+	"signum":          stdlib.SignumFunc,
+	"slice":           stdlib.SliceFunc,
+	"sort":            stdlib.SortFunc,
+	"split":           stdlib.SplitFunc,
+	"strrev":          stdlib.ReverseFunc,
+	"substr":          stdlib.SubstrFunc,
+	"title":           stdlib.TitleFunc,
+	"trim":            stdlib.TrimFunc,
+	"trimprefix":      stdlib.TrimPrefixFunc,
+	"trimspace":       stdlib.TrimSpaceFunc,
+	"trimsuffix":      stdlib.TrimSuffixFunc,
+	"upper":           stdlib.UpperFunc,
+	"values":          stdlib.ValuesFunc,
+	"zipmap":          stdlib.ZipmapFunc,
+	"tostring":        stdlib.MakeToFunc(cty.String),
+	"tonumber":        stdlib.MakeToFunc(cty.Number),
+	"tobool":          stdlib.MakeToFunc(cty.Bool),
+	"base64encode":    base64EncodeFunc,
+	"base64decode":    base64DecodeFunc,
+	"urlencode":       urlEncodeFunc,
+	"setunion":        stdlib.SetUnionFunc,
+	"setintersection": stdlib.SetIntersectionFunc,
+}
+
+// holePreserving are the functions that only place strings side by side or
+// pick among them, so a per-request value passing through them still means
+// the same thing once filled. Any other function would compute on the
+// sentinel rather than on the real value, so it rejects per-request values.
+var holePreserving = map[string]bool{
+	"coalesce": true, "compact": true, "concat": true, "element": true,
+	"flatten": true, "format": true, "formatlist": true, "join": true,
+	"keys": true, "lookup": true, "merge": true, "tostring": true,
+	"values": true, "zipmap": true,
+}
+
+// functions returns the plan's function table: the standard functions, file()
+// reading relative to the plan directory, and the per-request functions that
+// become template holes.
+func (l *loader) functions() map[string]function.Function {
+	fns := make(map[string]function.Function, len(stdlibFunctions)+4)
+	for name, f := range stdlibFunctions {
+		if holePreserving[name] {
+			fns[name] = f
+			continue
+		}
+		fns[name] = rejectHoles(name, f)
+	}
+	fns["jsonencode"] = l.jsonEncodeFunc()
+	fns["file"] = l.fileFunc()
+	fns["uuid"] = l.uuidFunc()
+	fns["random_int"] = l.randomIntFunc()
+	return fns
+}
+
+// rejectHoles wraps f so it fails, with a message saying why, when an
+// argument carries a per-request value.
+func rejectHoles(name string, f function.Function) function.Function {
+	return function.New(&function.Spec{
+		Description: f.Description(),
+		Params:      f.Params(),
+		VarParam:    f.VarParam(),
+		Type: func(args []cty.Value) (cty.Type, error) {
+			return f.ReturnTypeForValues(args)
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			for i, a := range args {
+				if hasHole(a) {
+					return cty.NilVal, function.NewArgErrorf(i,
+						"%s() cannot use a per-request value (row.*, captured.*, seq, uuid(), random_int()): it is only known when the request is sent; use it in string interpolation, format(), join() or jsonencode() instead", name)
+				}
+			}
+			return f.Call(args)
+		},
+	})
+}
+
+// jsonEncodeFunc is stdlib's jsonencode, except that per-request values inside
+// the JSON it produces are marked to be filled JSON-escaped.
+func (l *loader) jsonEncodeFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: stdlib.JSONEncodeFunc.Description(),
+		Params:      stdlib.JSONEncodeFunc.Params(),
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			out, err := stdlib.JSONEncodeFunc.Call(args)
+			if err != nil || !out.IsKnown() {
+				return out, err
+			}
+			s, ok := l.holes.jsonEscaped(out.AsString())
+			if !ok {
+				return cty.NilVal, function.NewArgErrorf(0, "a per-request value cannot be JSON-encoded twice; call jsonencode() once, on the outermost value")
+			}
+			return cty.StringVal(s), nil
+		},
+	})
+}
+
+// fileFunc reads a file relative to the plan's directory and records it in
+// Plan.Sources, so a replay sees the same bytes.
+func (l *loader) fileFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: "Reads a file, relative to the plan's directory, as a UTF-8 string.",
+		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			name := args[0].AsString()
+			resolved := l.resolve(name)
+			b, err := l.src.ReadFile(resolved)
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "cannot read %q (looked for %s, relative to the plan's directory): %v", name, resolved, err)
+			}
+			if !utf8.Valid(b) {
+				return cty.NilVal, function.NewArgErrorf(0, "%s is not valid UTF-8 text; file() reads text files only", resolved)
+			}
+			l.sources[resolved] = b
+			return cty.StringVal(string(b)), nil
+		},
+	})
+}
+
+// uuidFunc is uuid(): a random v4 UUID per request, derived from (seed, slot),
+// so a replay sends the same one.
+func (l *loader) uuidFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: "A random version 4 UUID, different for every request and the same on replay.",
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+			return cty.StringVal(l.holes.sentinel(Hole{Kind: HoleUUID})), nil
+		},
+	})
+}
+
+// randomIntFunc is random_int(min, max): an integer in [min, max] per request.
+func (l *loader) randomIntFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: "A random integer in [min, max], different for every request and the same on replay.",
+		Params: []function.Parameter{
+			{Name: "min", Type: cty.Number},
+			{Name: "max", Type: cty.Number},
+		},
+		Type: function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			lo, err := wholeNumber(args[0])
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "min %v", err)
+			}
+			hi, err := wholeNumber(args[1])
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(1, "max %v", err)
+			}
+			if lo > hi {
+				return cty.NilVal, function.NewArgErrorf(1, "max (%d) must not be less than min (%d)", hi, lo)
+			}
+			return cty.StringVal(l.holes.sentinel(Hole{Kind: HoleRandomInt, Min: lo, Max: hi})), nil
+		},
+	})
+}
+
+// wholeNumber converts a known number to int64, refusing fractions.
+func wholeNumber(v cty.Value) (int64, error) {
+	bf := v.AsBigFloat()
+	if !bf.IsInt() {
+		return 0, fmt.Errorf("must be a whole number")
+	}
+	i, acc := bf.Int64()
+	if acc != 0 {
+		return 0, fmt.Errorf("is out of range")
+	}
+	return i, nil
+}

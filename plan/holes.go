@@ -1,0 +1,151 @@
+package plan
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Per-request values (row.*, captured.*, seq, uuid(), random_int()) are not
+// known at load time, yet they flow through ordinary HCL expressions:
+// interpolation, format(), jsonencode(). Each one evaluates to a sentinel
+// string that names an entry of the loader's hole table between two Unicode
+// private-use characters, which no HCL function escapes or rewrites. The
+// final string is then split back into a Template.
+const (
+	holeOpen  = "\uE000"
+	holeClose = "\uE001"
+)
+
+// holeTable numbers every hole handed out while loading one plan. Sentinels
+// carry a random nonce so text in the plan that merely looks like one (the
+// private-use characters can be written as "\uE000") is never taken for a hole.
+type holeTable struct {
+	nonce string
+	holes []Hole
+	named map[Hole]string // reused sentinels for row.*, captured.* and seq
+}
+
+// sentinel returns the string standing for h. Holes that name the same value
+// share one sentinel; uuid() and random_int() get a fresh one per call since
+// each call site draws its own random value.
+func (t *holeTable) sentinel(h Hole) string {
+	shared := h.Kind == HoleRow || h.Kind == HoleCaptured || h.Kind == HoleSeq
+	if shared {
+		if s, ok := t.named[h]; ok {
+			return s
+		}
+	}
+	s := holeOpen + t.nonce + strconv.Itoa(len(t.holes)) + holeClose
+	t.holes = append(t.holes, h)
+	if shared {
+		if t.named == nil {
+			t.named = map[Hole]string{}
+		}
+		t.named[h] = s
+	}
+	return s
+}
+
+// lookup returns the hole a sentinel's number names.
+func (t *holeTable) lookup(body string) (Hole, bool) {
+	num, ok := strings.CutPrefix(body, t.nonce)
+	if !ok {
+		return Hole{}, false
+	}
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 || i >= len(t.holes) {
+		return Hole{}, false
+	}
+	return t.holes[i], true
+}
+
+// jsonEscaped rewrites every sentinel in s, which is jsonencode's output, to
+// one whose hole is filled JSON-escaped: every hole is a string, so in JSON
+// output it always sits inside a string literal. A hole that is already
+// JSON-escaped would need escaping twice, which the splice cannot express.
+func (t *holeTable) jsonEscaped(s string) (string, bool) {
+	if !strings.Contains(s, holeOpen) {
+		return s, true
+	}
+	var b strings.Builder
+	ok := true
+	t.split(s, func(lit string) { b.WriteString(lit) }, func(h Hole) {
+		if h.JSONEscape {
+			ok = false
+		}
+		h.JSONEscape = true
+		b.WriteString(t.sentinel(h))
+	})
+	return b.String(), ok
+}
+
+// split walks s, calling lit for literal text and hole for each sentinel.
+// Text that only looks like a sentinel is kept as literal text.
+func (t *holeTable) split(s string, lit func(string), hole func(Hole)) {
+	for s != "" {
+		i := strings.Index(s, holeOpen)
+		if i < 0 {
+			lit(s)
+			return
+		}
+		j := strings.Index(s[i:], holeClose)
+		if j < 0 {
+			lit(s)
+			return
+		}
+		h, ok := t.lookup(s[i+len(holeOpen) : i+j])
+		if !ok {
+			// Not ours: keep the opening character as text and look on.
+			lit(s[:i+len(holeOpen)])
+			s = s[i+len(holeOpen):]
+			continue
+		}
+		if i > 0 {
+			lit(s[:i])
+		}
+		hole(h)
+		s = s[i+j+len(holeClose):]
+	}
+}
+
+// template splits a string value into literal parts and holes.
+func (t *holeTable) template(s string) Template {
+	var parts []Part
+	t.split(s, func(lit string) {
+		if n := len(parts); n > 0 && parts[n-1].Hole == nil {
+			parts[n-1].Literal += lit
+			return
+		}
+		parts = append(parts, Part{Literal: lit})
+	}, func(h Hole) {
+		parts = append(parts, Part{Hole: &h})
+	})
+	return Template{Parts: parts}
+}
+
+// hasHole reports whether v holds a sentinel anywhere inside it.
+func hasHole(v cty.Value) bool {
+	found := false
+	v, _ = v.UnmarkDeep()
+	_ = cty.Walk(v, func(_ cty.Path, v cty.Value) (bool, error) {
+		if found || !v.IsKnown() || v.IsNull() {
+			return !found, nil
+		}
+		if v.Type() == cty.String && strings.Contains(v.AsString(), holeOpen) {
+			found = true
+		}
+		return !found, nil
+	})
+	return found
+}
+
+// newNonce returns 16 random hex digits for sentinels.
+func newNonce() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b) + ":"
+}

@@ -1,0 +1,127 @@
+package plan
+
+import "github.com/hashicorp/hcl/v2"
+
+// The schemas of every block of the plan language. HCL checks them itself, so
+// unknown blocks and attributes, missing required attributes and wrong block
+// labels get HCL's own diagnostics with exact ranges.
+
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "target", LabelNames: []string{"name"}},
+		{Type: "endpoint", LabelNames: []string{"name"}},
+		{Type: "scenario", LabelNames: []string{"name"}},
+		{Type: "data", LabelNames: []string{"name"}},
+		{Type: "load"},
+		{Type: "thresholds"},
+	},
+}
+
+var variableSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "type"},
+		{Name: "default"},
+		{Name: "sensitive"},
+		{Name: "description"},
+	},
+}
+
+var targetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "url", Required: true},
+		{Name: "connections"},
+		{Name: "connection"},
+		{Name: "timeout"},
+		{Name: "connect_timeout"},
+		{Name: "headers"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
+}
+
+var tlsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "insecure_skip_verify"}},
+}
+
+// requestAttributes are shared by endpoints and scenario steps.
+var requestAttributes = []hcl.AttributeSchema{
+	{Name: "target"},
+	{Name: "method"},
+	{Name: "path"},
+	{Name: "headers"},
+	{Name: "body"},
+}
+
+var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}
+
+var expectSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "status", Required: true}},
+}
+
+var endpointSchema = &hcl.BodySchema{
+	Attributes: append(append([]hcl.AttributeSchema{}, requestAttributes...),
+		hcl.AttributeSchema{Name: "weight"},
+		hcl.AttributeSchema{Name: "max_rate"},
+	),
+	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+}
+
+var scenarioSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "weight"},
+		{Name: "think"},
+		{Name: "data"},
+		{Name: "connection"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "step", LabelNames: []string{"name"}}},
+}
+
+var stepSchema = &hcl.BodySchema{
+	Attributes: append(append([]hcl.AttributeSchema{}, requestAttributes...),
+		hcl.AttributeSchema{Name: "capture"},
+		hcl.AttributeSchema{Name: "repeat"},
+		hcl.AttributeSchema{Name: "think"},
+	),
+	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+}
+
+var dataSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "csv", Required: true},
+		{Name: "order"},
+	},
+}
+
+var loadSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "model"},
+		{Name: "selection"},
+		{Name: "arrival"},
+		{Name: "seed"},
+		{Name: "think"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}},
+}
+
+var stageSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "duration", Required: true},
+		{Name: "rate"},
+		{Name: "users"},
+		{Name: "to"},
+	},
+}
+
+var thresholdsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "error_rate"},
+		{Name: "error_count"},
+		{Name: "status_codes"},
+		{Name: "p50"},
+		{Name: "p90"},
+		{Name: "p95"},
+		{Name: "p99"},
+		{Name: "p999"},
+		{Name: "abort"},
+	},
+}

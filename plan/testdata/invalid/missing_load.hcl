@@ -1,0 +1,3 @@
+# want: 1:1 Missing load block
+target "api" { url = "http://x" }
+endpoint "home" {}

@@ -1,0 +1,80 @@
+package results
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// interopModules finds node_modules with nodejs-polars, which .ci/run
+// installs; the test skips where it is missing (a bare `go test`).
+func interopModules() string {
+	for _, dir := range []string{os.Getenv("TRESSI_INTEROP_NODE_MODULES"), "../.cache/interop/node_modules"} {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "nodejs-polars")); err == nil {
+			abs, _ := filepath.Abs(dir)
+			return abs
+		}
+	}
+	return ""
+}
+
+// TestReadBySecondImplementation: what we write must be read by another
+// Arrow implementation (polars' Rust reader), zstd batches, dictionaries,
+// metadata and all.
+func TestReadBySecondImplementation(t *testing.T) {
+	mods := interopModules()
+	node, err := exec.LookPath("node")
+	if mods == "" || err != nil {
+		t.Skip("node and nodejs-polars not installed (.ci/run installs them into .cache/interop)")
+	}
+	rows := randomRows(3000, 11)
+	path := filepath.Join(t.TempDir(), "results.arrow")
+	if err := os.WriteFile(path, writeRows(t, rows, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "testdata/interop/read.js", path)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+mods)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("polars could not read results.arrow: %v\n%s", err, exitStderr(err))
+	}
+	var got struct {
+		Rows       int      `json:"rows"`
+		Columns    []string `json:"columns"`
+		SlotSum    float64  `json:"slot_sum"`
+		LatencySum float64  `json:"latency_sum"`
+		Endpoints  []string `json:"endpoints"`
+		Errors     []string `json:"errors"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var slotSum, latSum float64
+	names := []string{"home", "create", "s.login"}
+	for i, r := range rows {
+		slotSum += float64(r.Slot)
+		latSum += float64(r.Latency)
+		if got.Endpoints[i] != names[r.Endpoint] || got.Errors[i] != ErrorNames[r.Error] {
+			t.Fatalf("row %d: polars saw endpoint %q error %q, wrote %q %q", i, got.Endpoints[i], got.Errors[i], names[r.Endpoint], ErrorNames[r.Error])
+		}
+	}
+	if got.Rows != len(rows) || got.SlotSum != slotSum || got.LatencySum != latSum {
+		t.Fatalf("polars read %d rows (slot sum %v, latency sum %v), wrote %d (%v, %v)", got.Rows, got.SlotSum, got.LatencySum, len(rows), slotSum, latSum)
+	}
+	if !slices.Equal(got.Columns, contractColumns[:]) {
+		t.Fatalf("polars columns %v", got.Columns)
+	}
+}
+
+func exitStderr(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}

@@ -1,0 +1,14 @@
+// Reads a tressi results file with a second Arrow implementation (polars,
+// Rust arrow underneath) and prints what it saw as JSON for the Go test.
+const pl = require("nodejs-polars");
+const df = pl.readIPCStream(require("fs").readFileSync(process.argv[2]));
+const col = (n) => df.getColumn(n);
+console.log(JSON.stringify({
+  rows: df.height,
+  columns: df.columns,
+  dtypes: df.dtypes.map(String),
+  slot_sum: Number(col("slot").sum()),
+  latency_sum: Number(col("latency_ns").sum()),
+  endpoints: col("endpoint").cast(pl.Utf8).toArray(),
+  errors: col("error").cast(pl.Utf8).toArray(),
+}));
