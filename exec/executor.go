@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,10 +117,7 @@ func (ex *executor) startOpen(src compile.SlotSource) {
 
 // startClosed starts one goroutine per user of this shard (user u belongs
 // to shard u mod n).
-func (ex *executor) startClosed(session *atomic.Uint64) error {
-	if ex.pick == nil {
-		return fmt.Errorf("closed model: the schedule offers no selection (Schedule.Pick) for its %d entries", len(ex.s.Entries))
-	}
+func (ex *executor) startClosed(session *atomic.Uint64) {
 	cnt := max(ex.shard.Count, 1)
 	for u, span := range ex.s.Users {
 		if u%cnt != ex.shard.Index {
@@ -130,7 +126,6 @@ func (ex *executor) startClosed(session *atomic.Uint64) error {
 		w := ex.newWorker()
 		ex.wg.Go(func() { w.runUser(span, session) })
 	}
-	return nil
 }
 
 // wait blocks until every worker is done.

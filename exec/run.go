@@ -152,17 +152,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if s.Model == compile.Open {
 		ex.startOpen(s.Slots())
 	} else {
-		ex.pick = picker(s)
+		ex.pick = s.Pick
 		ex.bucks = make([]*bucket, len(s.Entries))
 		for i, e := range s.Entries {
 			ex.bucks[i] = newBucket(e.MaxRate)
 		}
-		if err := ex.startClosed(&session); err != nil {
-			close(ex.rec.in)
-			<-ex.rec.done
-			w.Close()
-			return nil, err
-		}
+		ex.startClosed(&session)
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration}
 	monStop := make(chan struct{})
@@ -224,18 +219,6 @@ func check(s *compile.Schedule) error {
 	}
 	if s.Model != compile.Open && s.Model != compile.Closed {
 		return fmt.Errorf("the schedule has no load model")
-	}
-	return nil
-}
-
-// picker is the closed model's selection: Schedule.Pick when the schedule
-// has one; a single entry needs none.
-func picker(s *compile.Schedule) func(uint64) int {
-	if p, ok := any(s).(interface{ Pick(uint64) int }); ok {
-		return p.Pick
-	}
-	if len(s.Entries) == 1 {
-		return func(uint64) int { return 0 }
 	}
 	return nil
 }
