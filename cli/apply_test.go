@@ -134,4 +134,3 @@ func TestApplySIGKILL(t *testing.T) {
 	}
 	t.Logf("%d rows readable after SIGKILL", rows)
 }
-
