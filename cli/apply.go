@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/report"
 	"github.com/tressi/tressi/results"
 )
 
@@ -79,10 +79,14 @@ func newApply(e *env) *cobra.Command {
 				}
 				return withCode(ExitInternal, err)
 			}
+			rep, err := reportRun(o, &s.Thresholds)
+			if err != nil {
+				return withCode(ExitInternal, err)
+			}
 			if f.json {
-				err = printJSON(e, applyJSON(o))
+				err = printJSON(e, rep)
 			} else if !quiet {
-				err = writeApplySummary(e.stdout, o)
+				err = writeApplySummary(e.stdout, o, rep)
 			}
 			if err != nil {
 				return withCode(ExitInternal, err)
@@ -90,7 +94,7 @@ func newApply(e *env) *cobra.Command {
 			switch {
 			case o.Interrupted:
 				return withCode(ExitInterrupted, nil)
-			case !o.Passed():
+			case !rep.ThresholdsPassed():
 				return withCode(ExitThresholds, nil)
 			}
 			return nil
@@ -210,79 +214,29 @@ func catchSignals(e *env) (<-chan struct{}, func()) {
 	return interrupt, func() { signal.Stop(sig); close(done) }
 }
 
-// applySummary is apply's result in the shape of the report JSON (its
-// global part), plus where the run was kept.
-type applySummary struct {
-	Dir         string             `json:"dir"`
-	Requests    int64              `json:"requests"`
-	Sent        int64              `json:"sent"`
-	OK          int64              `json:"ok"`
-	Errors      int64              `json:"errors"`
-	ErrorRate   float64            `json:"error_rate"`
-	DurationS   float64            `json:"duration_s"`
-	LatencyMs   map[string]float64 `json:"latency_ms"`
-	Status      map[string]int64   `json:"status"`
-	ErrorKinds  map[string]int64   `json:"error_kinds"`
-	Interrupted bool               `json:"interrupted"`
-	EarlyExit   bool               `json:"early_exit"`
-	Thresholds  []string           `json:"threshold_failures"`
+// reportRun summarises the finished run with the same code as `tressi
+// report`, adding what only the live run knows: an early exit or an
+// interruption, which fail the run whatever the end-of-run numbers say.
+func reportRun(o *exec.Outcome, th *plan.Thresholds) (*report.Report, error) {
+	rep, err := report.Build([]string{o.Dir}, report.Options{Thresholds: th})
+	if err != nil {
+		return nil, fmt.Errorf("summarising the run in %s: %w", o.Dir, err)
+	}
+	if o.EarlyExit {
+		rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{
+			Name: "early_exit", OK: false, Detail: strings.Join(o.ThresholdFailures, "; ")})
+	}
+	if o.Interrupted {
+		rep.Warnings = append(rep.Warnings, "interrupted: requests in flight are recorded as interrupted, unstarted ones as not_sent")
+	}
+	return rep, nil
 }
 
-func applyJSON(o *exec.Outcome) applySummary {
-	s := applySummary{Dir: o.Dir, Requests: o.Requests, Sent: o.Sent, OK: o.OK, Errors: o.Requests - o.OK,
-		DurationS: o.End.Sub(o.Start).Seconds(), LatencyMs: map[string]float64{}, Status: map[string]int64{},
-		ErrorKinds: o.ErrorKinds, Interrupted: o.Interrupted, EarlyExit: o.EarlyExit, Thresholds: o.ThresholdFailures}
-	if o.Requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(o.Requests)
+// writeApplySummary prints the run's text report and where it was kept.
+func writeApplySummary(w io.Writer, o *exec.Outcome, rep *report.Report) error {
+	if err := rep.Render(w, report.Text); err != nil {
+		return err
 	}
-	for k, v := range o.Latency {
-		s.LatencyMs[k] = float64(v) / 1e6
-	}
-	for k, v := range o.Status {
-		s.Status[fmt.Sprint(k)] = v
-	}
-	if s.Thresholds == nil {
-		s.Thresholds = []string{}
-	}
-	return s
-}
-
-// writeApplySummary prints the short text summary of a run; the full
-// reports are `tressi report`'s.
-func writeApplySummary(w io.Writer, o *exec.Outcome) error {
-	s := applyJSON(o)
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nRun saved in %s\n", s.Dir)
-	fmt.Fprintf(&b, "  requests %d  sent %d  ok %d  errors %d (%.2f%%)  in %.1fs\n",
-		s.Requests, s.Sent, s.OK, s.Errors, 100*s.ErrorRate, s.DurationS)
-	if len(o.Latency) > 0 {
-		fmt.Fprintf(&b, "  latency (corrected)  p50 %v  p90 %v  p99 %v  p99.9 %v\n",
-			round(o.Latency["p50"]), round(o.Latency["p90"]), round(o.Latency["p99"]), round(o.Latency["p999"]))
-	}
-	if len(o.ErrorKinds) > 0 {
-		kinds := make([]string, 0, len(o.ErrorKinds))
-		for k, n := range o.ErrorKinds {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-		}
-		sort.Strings(kinds)
-		fmt.Fprintf(&b, "  errors: %s\n", strings.Join(kinds, ", "))
-	}
-	for _, f := range o.ThresholdFailures {
-		fmt.Fprintf(&b, "  threshold failed: %s\n", f)
-	}
-	switch {
-	case o.Interrupted:
-		b.WriteString("  interrupted: unstarted requests are recorded as not_sent\n")
-	case o.EarlyExit:
-		b.WriteString("  stopped early by a threshold: unstarted requests are recorded as not_sent\n")
-	}
-	_, err := io.WriteString(w, b.String())
+	_, err := fmt.Fprintf(w, "\nRun saved in %s (tressi report %s --format html -o report.html)\n", o.Dir, o.Dir)
 	return err
-}
-
-func round(d time.Duration) time.Duration {
-	if d >= time.Millisecond {
-		return d.Round(10 * time.Microsecond)
-	}
-	return d.Round(time.Microsecond)
 }
