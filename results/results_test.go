@@ -15,7 +15,8 @@ import (
 var testMeta = Meta{
 	Version: "test", RunID: "run-1", StartUnixNs: 1700000000000000000, ScheduleHash: "abc",
 	Seed: 42, Shard: Shard{Index: 1, Count: 4}, PlanName: "p",
-	Expect: map[string][]int{"home": {200}},
+	Expect:    map[string][]int{"home": {200}},
+	Scenarios: map[string][]string{"s": {"s.login"}},
 }
 
 func randomRows(n int, seed uint64) []Row {

@@ -35,6 +35,7 @@ const (
 	KeyShard        = "tressi.shard"
 	KeyPlanName     = "tressi.plan_name"
 	KeyExpect       = "tressi.expect"
+	KeyScenarios    = "tressi.scenarios"
 )
 
 // Row is one request outcome. Times are ns after run start; -1 where the
@@ -64,6 +65,10 @@ type Meta struct {
 	// Expect maps an endpoint to the statuses it expects; an endpoint not
 	// named expects 200–399.
 	Expect map[string][]int
+	// Scenarios maps each scenario to the endpoint names of its steps, in
+	// order ("login_and_browse" → ["login_and_browse.login", …]): rows of
+	// these endpoints with one slot are one session.
+	Scenarios map[string][]string
 }
 
 // Shard is stripe Index of Count; the zero value means the whole schedule (0/1).
@@ -107,11 +112,15 @@ func (m Meta) metadata() arrow.Metadata {
 		expect = map[string][]int{}
 	}
 	ej, _ := json.Marshal(expect) // a map of string to []int always marshals
-	return arrow.NewMetadata(
-		[]string{KeyVersion, KeyRunID, KeyStartUnixNs, KeyScheduleHash, KeySeed, KeyShard, KeyPlanName, KeyExpect},
-		[]string{m.Version, m.RunID, strconv.FormatInt(m.StartUnixNs, 10), m.ScheduleHash,
-			strconv.FormatUint(m.Seed, 10), m.Shard.String(), m.PlanName, string(ej)},
-	)
+	keys := []string{KeyVersion, KeyRunID, KeyStartUnixNs, KeyScheduleHash, KeySeed, KeyShard, KeyPlanName, KeyExpect}
+	values := []string{m.Version, m.RunID, strconv.FormatInt(m.StartUnixNs, 10), m.ScheduleHash,
+		strconv.FormatUint(m.Seed, 10), m.Shard.String(), m.PlanName, string(ej)}
+	if len(m.Scenarios) > 0 {
+		sj, _ := json.Marshal(m.Scenarios)
+		keys = append(keys, KeyScenarios)
+		values = append(values, string(sj))
+	}
+	return arrow.NewMetadata(keys, values)
 }
 
 // metaFrom reads Meta from schema metadata written by any writer; missing
@@ -147,6 +156,11 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	if v := get(KeyExpect); v != "" {
 		if err := json.Unmarshal([]byte(v), &m.Expect); err != nil {
 			return m, fmt.Errorf("metadata %s is not a JSON object of endpoint to statuses: %v", KeyExpect, err)
+		}
+	}
+	if v := get(KeyScenarios); v != "" {
+		if err := json.Unmarshal([]byte(v), &m.Scenarios); err != nil {
+			return m, fmt.Errorf("metadata %s is not a JSON object of scenario to step endpoints: %v", KeyScenarios, err)
 		}
 	}
 	return m, nil

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"embed"
+	"encoding/json"
+	"html/template"
+	"io"
+	"time"
+)
+
+// The page, its style and its chart code are embedded, then inlined into one
+// file: the report opens anywhere, offline, with no CDN.
+//
+//go:embed html/report.html.tmpl html/style.css html/charts.js
+var htmlFiles embed.FS
+
+var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlFiles, "html/report.html.tmpl"))
+
+// chartData is what the page's script draws; the tables are rendered here.
+type chartData struct {
+	Series   []Second         `json:"series"`
+	CDF      []CDFPoint       `json:"cdf"`
+	Status   map[string]int64 `json:"status"`
+	Baseline *chartData       `json:"baseline,omitempty"`
+}
+
+func newChartData(s *Summary) *chartData {
+	return &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status}
+}
+
+// WriteHTML writes one self-contained page: the report's tables plus SVG
+// charts (latency percentiles and throughput over time, status codes, the
+// latency distribution) drawn by inline script.
+func (r *Report) WriteHTML(w io.Writer) error {
+	data := newChartData(&r.Summary)
+	if r.Baseline != nil {
+		data.Baseline = newChartData(r.Baseline)
+	}
+	js, err := json.Marshal(data) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		return err
+	}
+	css, err := htmlFiles.ReadFile("html/style.css")
+	if err != nil {
+		return err
+	}
+	script, err := htmlFiles.ReadFile("html/charts.js")
+	if err != nil {
+		return err
+	}
+	title := "tressi report"
+	if r.Run.PlanName != "" {
+		title += ": " + r.Run.PlanName
+	}
+	return htmlPage.Execute(w, map[string]any{
+		"Title":    title,
+		"Sections": r.sections(),
+		"Baseline": r.Baseline != nil,
+		"Data":     template.JS(js),
+		"CSS":      template.CSS(css),
+		"Script":   template.JS(script),
+		"Made":     time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
+	})
+}

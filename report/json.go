@@ -1,0 +1,14 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// WriteJSON writes the report as the JSON of DESIGN.md: the summary's keys at
+// the top level, plus "baseline" and "delta" when there is a baseline.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,193 @@
+// Package report turns Arrow result files into reports: one streaming pass
+// over the rows builds a Summary (global, per endpoint, per status, error
+// kinds, latency percentiles, a per-second series), and renderers write it as
+// text, Markdown, JSON, CSV (raw rows), HTML or XLSX. Several inputs are
+// shards of one run and are merged row by row, never by averaging.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// Options tune Build.
+type Options struct {
+	// Baseline, when set, is another run (or its shards) to compare with.
+	Baseline []string
+	// Thresholds are the plan's; nil reports none.
+	Thresholds *plan.Thresholds
+}
+
+// Report is a run's summary, optionally beside a baseline's.
+type Report struct {
+	Summary
+	Baseline *Summary `json:"baseline,omitempty"`
+	Delta    *Delta   `json:"delta,omitempty"`
+
+	inputs []Input
+}
+
+// Build reads paths (run directories or results files; several are shards
+// of one run) and summarises them. A truncated file is read up to its last
+// complete batch and noted in Warnings; inputs from different schedules or
+// holding the same slots are an error.
+func Build(paths []string, opts Options) (*Report, error) {
+	inputs, err := resolveAll(paths)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := summarize(inputs, opts.Thresholds)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Summary: *cur, inputs: inputs}
+	if len(opts.Baseline) > 0 {
+		binputs, err := resolveAll(opts.Baseline)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		base, err := summarize(binputs, opts.Thresholds)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		rep.Baseline = base
+		rep.Delta = NewDelta(cur, base)
+	}
+	return rep, nil
+}
+
+func resolveAll(paths []string) ([]Input, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no inputs: pass a run directory or a results file")
+	}
+	inputs := make([]Input, len(paths))
+	for i, p := range paths {
+		in, err := ResolveInput(p)
+		if err != nil {
+			return nil, err
+		}
+		inputs[i] = in
+	}
+	return inputs, nil
+}
+
+// summarize is the single pass over every input's rows.
+func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
+	readers, err := openInputs(inputs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}()
+	metas := make([]results.Meta, len(readers))
+	for i, r := range readers {
+		metas[i] = r.Meta
+	}
+	var shards *shardCheck
+	if needsShardCheck(metas) {
+		shards = newShardCheck(inputs, metas)
+	}
+	t := newTally()
+	var warnings []string
+	var infos []ShardInfo
+	for i, r := range readers {
+		before := t.rows
+		for {
+			b, ok := r.Next()
+			if !ok {
+				break
+			}
+			if err := t.add(b, r.Meta.Expect); err != nil {
+				return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
+			}
+			if shards != nil {
+				shards.add(i, b.Slot)
+			}
+		}
+		if err := r.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
+		}
+		if r.Truncated != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v; the report covers the %d rows before it", inputs[i].Results, r.Truncated, t.rows-before))
+		}
+		infos = append(infos, ShardInfo{Path: inputs[i].Path, Shard: r.Meta.Shard.String(), Rows: t.rows - before, Truncated: r.Truncated != nil})
+	}
+	if shards != nil {
+		if err := shards.disjoint(); err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, shards.coverage()...)
+	}
+	s := t.summary()
+	s.Shards = infos
+	m := metas[0]
+	s.Run = RunInfo{PlanName: m.PlanName, RunID: m.RunID, ScheduleHash: m.ScheduleHash, StartUnixNs: m.StartUnixNs, Version: m.Version}
+	if env, err := readEnvironment(inputs[0]); err != nil {
+		warnings = append(warnings, err.Error())
+	} else {
+		s.Run.Environment = env
+	}
+	var sw []string
+	s.Samples, sw = readSamples(inputs)
+	s.Warnings = append(append([]string{}, warnings...), sw...)
+	s.Thresholds = EvaluateThresholds(th, &s)
+	return &s, nil
+}
+
+// Format is an output format of Render.
+type Format string
+
+// The formats of `tressi report --format`.
+const (
+	Text     Format = "text"
+	Markdown Format = "md"
+	JSON     Format = "json"
+	CSV      Format = "csv"
+	HTML     Format = "html"
+	XLSX     Format = "xlsx"
+)
+
+// Formats lists every format, in the order help texts show them.
+var Formats = []Format{Text, Markdown, JSON, CSV, HTML, XLSX}
+
+// ParseFormat checks a format name.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown report format %q: use one of %s", s, strings.Join(names, ", "))
+}
+
+// Render writes the report in format f. CSV streams the raw rows of the
+// inputs again (it is an export, not a summary).
+func (r *Report) Render(w io.Writer, f Format) error {
+	switch f {
+	case Text:
+		return r.WriteText(w)
+	case Markdown:
+		return r.WriteMarkdown(w)
+	case JSON:
+		return r.WriteJSON(w)
+	case CSV:
+		return r.WriteCSV(w)
+	case HTML:
+		return r.WriteHTML(w)
+	case XLSX:
+		return r.WriteXLSX(w)
+	}
+	_, err := ParseFormat(string(f))
+	return err
+}

@@ -1,0 +1,287 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/tressi/tressi/results"
+)
+
+// Summary is what a report says about one run, or about the shards of one
+// run taken together. Its JSON form is the contract of DESIGN.md ("Reports"):
+// the keys up to Thresholds are required, the rest are extras.
+type Summary struct {
+	Requests      int64             `json:"requests"`
+	Sent          int64             `json:"sent"`
+	OK            int64             `json:"ok"`
+	Errors        int64             `json:"errors"`
+	ErrorRate     float64           `json:"error_rate"`
+	DurationS     float64           `json:"duration_s"`
+	ThroughputRPS float64           `json:"throughput_rps"`
+	Latency       Percentiles       `json:"latency_ms"`
+	Service       Percentiles       `json:"service_ms"`
+	Status        map[string]int64  `json:"status"`
+	ErrorKinds    map[string]int64  `json:"error_kinds"`
+	Endpoints     []EndpointSummary `json:"endpoints"`
+	Thresholds    []ThresholdResult `json:"thresholds"`
+
+	Run        RunInfo     `json:"run"`
+	Completed  int64       `json:"completed"` // rows with a response
+	BytesOut   int64       `json:"bytes_out"`
+	BytesIn    int64       `json:"bytes_in"`
+	LatencyCDF []CDFPoint  `json:"latency_cdf"`
+	Series     []Second    `json:"series"`
+	Samples    []Sample    `json:"samples"`
+	Shards     []ShardInfo `json:"shards"`
+	Warnings   []string    `json:"warnings"`
+}
+
+// RunInfo identifies the run the rows came from.
+type RunInfo struct {
+	PlanName     string `json:"plan_name"`
+	RunID        string `json:"run_id"`
+	ScheduleHash string `json:"schedule_hash"`
+	StartUnixNs  int64  `json:"start_unix_ns"`
+	Version      string `json:"tressi_version"`
+	// Environment is meta.json of the run directory, when there is one.
+	Environment map[string]any `json:"environment,omitempty"`
+}
+
+// EndpointSummary is one endpoint's (or scenario step's) share of the run.
+type EndpointSummary struct {
+	Name     string           `json:"name"`
+	Requests int64            `json:"requests"`
+	OK       int64            `json:"ok"`
+	Errors   int64            `json:"errors"`
+	Latency  Percentiles      `json:"latency_ms"`
+	Status   map[string]int64 `json:"status"`
+}
+
+// StatusCount is one row of the status-code distribution, in status order.
+type StatusCount struct {
+	Status int
+	Count  int64
+}
+
+// StatusDistribution lists s.Status in ascending status order.
+func (s *Summary) StatusDistribution() []StatusCount { return sortedStatus(s.Status) }
+
+func sortedStatus(m map[string]int64) []StatusCount {
+	out := make([]StatusCount, 0, len(m))
+	for k, n := range m {
+		st, _ := strconv.Atoi(k)
+		out = append(out, StatusCount{st, n})
+	}
+	slices.SortFunc(out, func(a, b StatusCount) int { return a.Status - b.Status })
+	return out
+}
+
+// denseStatuses covers every real HTTP status; rarer values go to a map.
+const denseStatuses = 1024
+
+// endpointTally accumulates one endpoint's rows.
+type endpointTally struct {
+	name      string
+	expect    []int
+	expected  [denseStatuses]bool // ExpectsStatus, precomputed per status
+	status    [denseStatuses]int64
+	oddStatus map[uint16]int64
+	requests  int64
+	ok        int64
+	latency   *latencyHistogram
+}
+
+func newEndpointTally(name string, expect []int) *endpointTally {
+	e := &endpointTally{name: name, expect: expect, latency: newLatencyHistogram()}
+	for st := range e.expected {
+		e.expected[st] = results.ExpectsStatus(expect, st)
+	}
+	return e
+}
+
+func (e *endpointTally) expects(st uint16) bool {
+	if int(st) < denseStatuses {
+		return e.expected[st]
+	}
+	return results.ExpectsStatus(e.expect, int(st))
+}
+
+func (e *endpointTally) countStatus(st uint16) {
+	if int(st) < denseStatuses {
+		e.status[st]++
+		return
+	}
+	if e.oddStatus == nil {
+		e.oddStatus = map[uint16]int64{}
+	}
+	e.oddStatus[st]++
+}
+
+func (e *endpointTally) statusMap() map[string]int64 {
+	m := map[string]int64{}
+	for st, n := range e.status {
+		if n > 0 {
+			m[strconv.Itoa(st)] = n
+		}
+	}
+	for st, n := range e.oddStatus {
+		m[strconv.Itoa(int(st))] = n
+	}
+	return m
+}
+
+// tally is the single streaming pass: every row updates counters and
+// histograms whose size does not depend on the number of rows.
+type tally struct {
+	endpoints  []*endpointTally
+	byName     map[string]*endpointTally
+	errorKinds map[string]int64
+	latency    *latencyHistogram
+	service    *latencyHistogram
+	series     series
+
+	sent, completed   int64
+	bytesOut, bytesIn int64
+	firstDue, lastEnd int64
+	rows              int64
+
+	// Per-batch translation of the batch's dictionary indices.
+	epOf  []*endpointTally
+	errOf []string
+	errN  []int64
+}
+
+func newTally() *tally {
+	return &tally{
+		byName:     map[string]*endpointTally{},
+		errorKinds: map[string]int64{},
+		latency:    newLatencyHistogram(),
+		service:    newLatencyHistogram(),
+		firstDue:   1<<63 - 1,
+		lastEnd:    -1 << 63,
+	}
+}
+
+// endpoint returns the tally of name, creating it with expect on first sight.
+func (t *tally) endpoint(name string, expect map[string][]int) *endpointTally {
+	e, ok := t.byName[name]
+	if !ok {
+		e = newEndpointTally(name, expect[name])
+		t.byName[name] = e
+		t.endpoints = append(t.endpoints, e)
+	}
+	return e
+}
+
+// add folds one batch in. expect is the batch's file's Meta.Expect.
+func (t *tally) add(b *results.Batch, expect map[string][]int) error {
+	t.epOf = t.epOf[:0]
+	for _, name := range b.EndpointNames {
+		t.epOf = append(t.epOf, t.endpoint(name, expect))
+	}
+	t.errOf = append(t.errOf[:0], b.ErrorNames...)
+	t.errN = grow(t.errN, len(b.ErrorNames))
+	epOf, errN := t.epOf, t.errN
+	for i := 0; i < b.Len; i++ {
+		ei, xi := b.Endpoint[i], b.Error[i]
+		if uint(ei) >= uint(len(epOf)) || uint(xi) >= uint(len(errN)) {
+			return fmt.Errorf("row %d: dictionary index out of range (endpoint %d of %d, error %d of %d): the file is damaged", t.rows+int64(i), ei, len(epOf), xi, len(errN))
+		}
+		ep := epOf[ei]
+		st := b.Status[i]
+		ep.requests++
+		ep.countStatus(st)
+		errN[xi]++
+		failed := t.errOf[xi] != ""
+		if b.Sent[i] >= 0 {
+			t.sent++
+		}
+		due := b.Scheduled[i]
+		t.firstDue = min(t.firstDue, due)
+		t.bytesOut += int64(b.BytesOut[i])
+		t.bytesIn += int64(b.BytesIn[i])
+		lat := b.Latency[i]
+		if lat < 0 {
+			t.series.add(due, -1, false)
+			continue
+		}
+		end := due + lat
+		t.lastEnd = max(t.lastEnd, end)
+		t.completed++
+		t.latency.record(lat)
+		ep.latency.record(lat)
+		if svc := b.Service[i]; svc >= 0 {
+			t.service.record(svc)
+		}
+		ok := !failed && ep.expects(st)
+		if ok {
+			ep.ok++
+		}
+		t.series.add(end, lat, ok)
+	}
+	for xi, n := range errN {
+		if n > 0 && t.errOf[xi] != "" {
+			t.errorKinds[t.errOf[xi]] += n
+		}
+	}
+	t.rows += int64(b.Len)
+	return nil
+}
+
+func grow(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// summary turns the counters into the report's numbers.
+func (t *tally) summary() Summary {
+	s := Summary{
+		Sent:       t.sent,
+		Completed:  t.completed,
+		BytesOut:   t.bytesOut,
+		BytesIn:    t.bytesIn,
+		Latency:    t.latency.percentiles(),
+		Service:    t.service.percentiles(),
+		LatencyCDF: t.latency.cdf(),
+		Status:     map[string]int64{},
+		ErrorKinds: maps.Clone(t.errorKinds),
+		Series:     t.series.seconds(),
+		Endpoints:  []EndpointSummary{},
+	}
+	slices.SortFunc(t.endpoints, func(a, b *endpointTally) int {
+		if a.name < b.name {
+			return -1
+		}
+		if a.name > b.name {
+			return 1
+		}
+		return 0
+	})
+	for _, e := range t.endpoints {
+		es := EndpointSummary{
+			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok,
+			Latency: e.latency.percentiles(), Status: e.statusMap(),
+		}
+		for k, n := range es.Status {
+			s.Status[k] += n
+		}
+		s.Requests += es.Requests
+		s.OK += es.OK
+		s.Endpoints = append(s.Endpoints, es)
+	}
+	s.Errors = s.Requests - s.OK
+	if s.Requests > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
+	}
+	if t.completed > 0 && t.lastEnd > t.firstDue {
+		s.DurationS = float64(t.lastEnd-t.firstDue) / 1e9
+		s.ThroughputRPS = float64(t.completed) / s.DurationS
+	}
+	return s
+}

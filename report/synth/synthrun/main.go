@@ -1,0 +1,35 @@
+// Command synthrun writes a synthetic run directory for trying and timing
+// `tressi report` on many rows, e.g.
+//
+//	go run ./report/synth/synthrun -rows 5000000 -out /tmp/tressi-5m
+//	time go run ./cmd/tressi report /tmp/tressi-5m
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/tressi/tressi/report/synth"
+	"github.com/tressi/tressi/results"
+)
+
+func main() {
+	rows := flag.Int("rows", 5_000_000, "slots in the synthetic schedule")
+	seed := flag.Uint64("seed", 1, "random seed: same seed, same rows")
+	rate := flag.Float64("rate", 10_000, "requests per second")
+	out := flag.String("out", "tressi-synthetic", "run directory to write")
+	shard := flag.String("shard", "0/1", "write only stripe i/n of the slots")
+	flag.Parse()
+	sh, err := results.ParseShard(*shard)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	n, err := synth.WriteRun(*out, synth.Spec{Rows: *rows, Seed: *seed, Rate: *rate, Shard: sh})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("wrote %d rows to %s\n", n, *out)
+}

@@ -1,0 +1,276 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// section is one titled table of a report. Text, Markdown and XLSX lay out
+// the same sections, so the three forms never disagree about content.
+type section struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Notes  []string // lines under the table
+	// Align has one letter per column, 'l' or 'r'; empty means the first
+	// column left and the others (numbers) right.
+	Align string
+}
+
+// leftAligned says whether column c of sec is text.
+func (sec *section) leftAligned(c int) bool {
+	if sec.Align == "" {
+		return c == 0
+	}
+	return c < len(sec.Align) && sec.Align[c] == 'l'
+}
+
+// sections lays the report out for text-like renderers.
+func (r *Report) sections() []section {
+	s := &r.Summary
+	out := []section{r.overview(), latencySection(s)}
+	if r.Baseline != nil {
+		out = append(out, r.comparison())
+	}
+	out = append(out, endpointSection(s), statusSection(s))
+	if len(s.ErrorKinds) > 0 {
+		out = append(out, errorSection(s))
+	}
+	if len(s.Thresholds) > 0 {
+		out = append(out, thresholdSection(s))
+	}
+	if len(s.Samples) > 0 {
+		out = append(out, sampleSection(s))
+	}
+	if len(s.Warnings) > 0 {
+		out = append(out, section{Title: "Warnings", Notes: s.Warnings})
+	}
+	return out
+}
+
+func (r *Report) overview() section {
+	s := &r.Summary
+	sec := section{Title: "Summary", Header: []string{"", ""}, Align: "ll"}
+	add := func(k, v string) { sec.Rows = append(sec.Rows, []string{k, v}) }
+	if s.Run.PlanName != "" {
+		add("plan", s.Run.PlanName)
+	}
+	if s.Run.RunID != "" {
+		add("run", s.Run.RunID)
+	}
+	if s.Run.StartUnixNs > 0 {
+		add("started", time.Unix(0, s.Run.StartUnixNs).UTC().Format(time.RFC3339))
+	}
+	if s.Run.ScheduleHash != "" {
+		add("schedule hash", short(s.Run.ScheduleHash))
+	}
+	if len(s.Shards) > 1 {
+		add("shards", strconv.Itoa(len(s.Shards)))
+	}
+	add("requests", count(s.Requests))
+	add("sent", count(s.Sent))
+	add("ok", count(s.OK))
+	add("errors", fmt.Sprintf("%s (%s)", count(s.Errors), percent(s.ErrorRate)))
+	add("duration", fmt.Sprintf("%.2f s", s.DurationS))
+	add("throughput", fmt.Sprintf("%.1f req/s", s.ThroughputRPS))
+	add("bytes out / in", fmt.Sprintf("%s / %s", byteSize(s.BytesOut), byteSize(s.BytesIn)))
+	return sec
+}
+
+func latencySection(s *Summary) section {
+	sec := section{Title: "Latency (ms)", Header: []string{"", "min", "mean", "p50", "p90", "p95", "p99", "p99.9", "max"}}
+	for _, l := range []struct {
+		name string
+		p    Percentiles
+	}{{"corrected", s.Latency}, {"service", s.Service}} {
+		row := []string{l.name}
+		for _, f := range percentileFields(l.p) {
+			row = append(row, millis(f.Value))
+		}
+		sec.Rows = append(sec.Rows, row)
+	}
+	sec.Notes = []string{"corrected latency runs from each request's due instant (no coordinated omission); service latency from when it was sent"}
+	return sec
+}
+
+func (r *Report) comparison() section {
+	cur, base, d := &r.Summary, r.Baseline, r.Delta
+	sec := section{Title: "Compared with baseline", Header: []string{"", "this run", "baseline", "change"}}
+	sec.Rows = append(sec.Rows,
+		[]string{"throughput (req/s)", fmt.Sprintf("%.1f", cur.ThroughputRPS), fmt.Sprintf("%.1f", base.ThroughputRPS), changeText(d.ThroughputRPS, "%+.1f")},
+		[]string{"error rate", percent(cur.ErrorRate), percent(base.ErrorRate), changeText(Change{Abs: d.ErrorRate.Abs * 100, Rel: d.ErrorRate.Rel}, "%+.2f pp")},
+	)
+	bf := percentileFields(base.Latency)
+	for i, f := range percentileFields(cur.Latency) {
+		sec.Rows = append(sec.Rows, []string{"latency " + f.Name + " (ms)", millis(f.Value), millis(bf[i].Value), changeText(d.Latency[f.Name], "%+.3f")})
+	}
+	return sec
+}
+
+func endpointSection(s *Summary) section {
+	sec := section{Title: "Endpoints", Header: []string{"endpoint", "requests", "ok", "errors", "p50 ms", "p90 ms", "p99 ms", "max ms", "status"}, Align: "lrrrrrrrl"}
+	for _, e := range s.Endpoints {
+		var st []string
+		for _, c := range sortedStatus(e.Status) {
+			st = append(st, fmt.Sprintf("%d×%d", c.Status, c.Count))
+		}
+		sec.Rows = append(sec.Rows, []string{e.Name, count(e.Requests), count(e.OK), count(e.Errors),
+			millis(e.Latency.P50), millis(e.Latency.P90), millis(e.Latency.P99), millis(e.Latency.Max), strings.Join(st, " ")})
+	}
+	return sec
+}
+
+func statusSection(s *Summary) section {
+	sec := section{Title: "Status codes", Header: []string{"status", "count", "share"}, Align: "lrr"}
+	for _, c := range s.StatusDistribution() {
+		name := strconv.Itoa(c.Status)
+		if c.Status == 0 {
+			name = "0 (no response)"
+		}
+		sec.Rows = append(sec.Rows, []string{name, count(c.Count), percent(share(c.Count, s.Requests))})
+	}
+	return sec
+}
+
+func errorSection(s *Summary) section {
+	sec := section{Title: "Errors", Header: []string{"error", "count", "share"}}
+	for _, k := range sortedKeys(s.ErrorKinds) {
+		sec.Rows = append(sec.Rows, []string{k, count(s.ErrorKinds[k]), percent(share(s.ErrorKinds[k], s.Requests))})
+	}
+	return sec
+}
+
+func thresholdSection(s *Summary) section {
+	sec := section{Title: "Thresholds", Header: []string{"threshold", "result", "actual", "limit"}, Align: "llrr"}
+	for _, t := range s.Thresholds {
+		res := "ok"
+		if !t.OK {
+			res = "FAILED"
+		}
+		actual, limit := fmt.Sprintf("%g", t.Actual), fmt.Sprintf("%g", t.Limit)
+		switch {
+		case t.Unit == "ms":
+			actual, limit = millis(t.Actual)+" ms", millis(t.Limit)+" ms"
+		case t.Name == "status_codes":
+			actual, limit = t.Detail, "none"
+			if t.Detail == "" {
+				actual = "none"
+			}
+		case t.Name == "error_rate":
+			actual, limit = percent(t.Actual), percent(t.Limit)
+		}
+		sec.Rows = append(sec.Rows, []string{t.Name, res, actual, limit})
+	}
+	return sec
+}
+
+func sampleSection(s *Summary) section {
+	sec := section{Title: "Sampled responses", Header: []string{"endpoint", "status", "error", "bytes", "body"}, Align: "lrlrl"}
+	for _, x := range s.Samples {
+		sec.Rows = append(sec.Rows, []string{x.Endpoint, strconv.Itoa(x.Status), x.Error, count(x.BodySize), oneLine(x.Body, 60)})
+	}
+	return sec
+}
+
+func changeText(c Change, absFormat string) string {
+	t := fmt.Sprintf(absFormat, c.Abs)
+	if c.Rel != nil {
+		t += fmt.Sprintf(" (%+.1f%%)", *c.Rel*100)
+	}
+	return t
+}
+
+// count formats an integer with thin grouping, as terminals show it.
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// millis shows a latency with about three significant digits.
+func millis(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v < 1:
+		return fmt.Sprintf("%.3f", v)
+	case v < 100:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
+}
+
+func percent(f float64) string { return fmt.Sprintf("%.2f%%", f*100) }
+
+func share(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func short(hash string) string {
+	if len(hash) > 16 {
+		return hash[:16] + "…"
+	}
+	return hash
+}
+
+// oneLine squeezes a body into one table cell of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Largest first: the error that matters most leads.
+	sortByCount(keys, m)
+	return keys
+}
+
+func sortByCount(keys []string, m map[string]int64) {
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return cmp.Compare(m[b], m[a])
+		}
+		return strings.Compare(a, b)
+	})
+}
