@@ -58,46 +58,7 @@ func newApply(e *env) *cobra.Command {
 			opt.TPlan = tplan
 			opt.CommandLine = commandLine(cmd, args, f.vars, sensitive)
 			opt.OutDir = out
-			if opt.OutDir == "" {
-				start := opt.StartAt
-				if start.IsZero() {
-					start = time.Now()
-				}
-				opt.OutDir = exec.DefaultRunDir(s.Name, start)
-			}
-			if !quiet && !f.json {
-				opt.Progress, opt.Terminal = e.stderr, isTerminal(e.stderr)
-			}
-			interrupt, release := catchSignals(e)
-			defer release()
-			opt.Interrupt = interrupt
-
-			o, err := exec.Run(context.Background(), s, opt)
-			if err != nil {
-				if o == nil {
-					return withCode(ExitInvalid, err)
-				}
-				return withCode(ExitInternal, err)
-			}
-			rep, err := reportRun(o, &s.Thresholds)
-			if err != nil {
-				return withCode(ExitInternal, err)
-			}
-			if f.json {
-				err = printJSON(e, rep)
-			} else if !quiet {
-				err = writeApplySummary(e.stdout, o, rep)
-			}
-			if err != nil {
-				return withCode(ExitInternal, err)
-			}
-			switch {
-			case o.Interrupted:
-				return withCode(ExitInterrupted, nil)
-			case !rep.ThresholdsPassed():
-				return withCode(ExitThresholds, nil)
-			}
-			return nil
+			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet})
 		},
 	}
 	f.bind(cmd)
@@ -212,6 +173,54 @@ func catchSignals(e *env) (<-chan struct{}, func()) {
 		}
 	}()
 	return interrupt, func() { signal.Stop(sig); close(done) }
+}
+
+// runOutput says what a run prints.
+type runOutput struct{ json, quiet bool }
+
+// runAndReport runs s, prints its report and turns the outcome into the
+// exit code: apply's and demo's common end.
+func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) error {
+	if opt.OutDir == "" {
+		start := opt.StartAt
+		if start.IsZero() {
+			start = time.Now()
+		}
+		opt.OutDir = exec.DefaultRunDir(s.Name, start)
+	}
+	if !out.quiet && !out.json {
+		opt.Progress, opt.Terminal = e.stderr, isTerminal(e.stderr)
+	}
+	interrupt, release := catchSignals(e)
+	defer release()
+	opt.Interrupt = interrupt
+
+	o, err := exec.Run(context.Background(), s, opt)
+	if err != nil {
+		if o == nil {
+			return withCode(ExitInvalid, err)
+		}
+		return withCode(ExitInternal, err)
+	}
+	rep, err := reportRun(o, &s.Thresholds)
+	if err != nil {
+		return withCode(ExitInternal, err)
+	}
+	if out.json {
+		err = printJSON(e, rep)
+	} else if !out.quiet {
+		err = writeApplySummary(e.stdout, o, rep)
+	}
+	if err != nil {
+		return withCode(ExitInternal, err)
+	}
+	switch {
+	case o.Interrupted:
+		return withCode(ExitInterrupted, nil)
+	case !rep.ThresholdsPassed():
+		return withCode(ExitThresholds, nil)
+	}
+	return nil
 }
 
 // reportRun summarises the finished run with the same code as `tressi
