@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +30,7 @@ func newApply(e *env) *cobra.Command {
 		quiet   bool
 		shard   string
 		startAt string
+		cpuProf string
 	)
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE.tplan or PATH]",
@@ -58,6 +60,13 @@ func newApply(e *env) *cobra.Command {
 			opt.TPlan = tplan
 			opt.CommandLine = commandLine(cmd, args, f.vars, sensitive)
 			opt.OutDir = out
+			if cpuProf != "" {
+				stop, err := startCPUProfile(cpuProf)
+				if err != nil {
+					return withCode(ExitInvalid, err)
+				}
+				defer stop()
+			}
 			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet})
 		},
 	}
@@ -67,7 +76,23 @@ func newApply(e *env) *cobra.Command {
 	fl.BoolVar(&quiet, "quiet", false, "print neither progress nor the summary")
 	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
 	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
+	// A developer's flag: profile the executor on a real run.
+	fl.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file")
+	_ = fl.MarkHidden("cpuprofile")
 	return cmd
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // loadSchedule is apply's single seam to the plan: a .tplan is replayed as

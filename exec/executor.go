@@ -100,16 +100,25 @@ func workerCount(s *compile.Schedule, shardSlots int64) int {
 
 const maxWorkers = 16 << 10
 
-// startOpen starts the producer and the workers of the open model.
+// startOpen starts the pacer and the workers of the open model.
 func (ex *executor) startOpen(src compile.SlotSource) {
-	ex.ring = newSlotRing(ringSize)
 	idx, cnt := uint64(ex.shard.Index), uint64(max(ex.shard.Count, 1))
-	go ex.ring.produce(src, idx, cnt)
 	shardSlots := ex.s.Count / int64(cnt)
 	if int64(idx) < ex.s.Count%int64(cnt) {
 		shardSlots++
 	}
-	for range workerCount(ex.s, shardSlots) {
+	workers := workerCount(ex.s, shardSlots)
+	// Every parked worker names itself in its own cell: the ring must hold
+	// more cells than there are workers.
+	size := ringSize
+	for size < 2*workers {
+		size *= 2
+	}
+	ex.ring = newSlotRing(size)
+	p := &pacer{ex: ex, ring: ex.ring, src: src, idx: idx, count: cnt, timer: time.NewTimer(time.Hour)}
+	p.timer.Stop()
+	go p.run()
+	for range workers {
 		w := ex.newWorker()
 		ex.wg.Go(w.runOpen)
 	}

@@ -2,17 +2,19 @@ package exec
 
 import (
 	"math"
-	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/tressi/tressi/compile"
 )
 
-// slotRing hands the open model's slots from the single producer to the
-// workers without a mutex: a bounded queue of Vyukov's design where each
-// cell's sequence number says whether it is free for the producer or full
-// for the worker that claimed its index with the atomic cursor.
+// slotRing hands the open model's slots from the pacer to the workers
+// without a mutex: a bounded queue of Vyukov's design where each cell's
+// sequence number says whether it is free for the pacer or released for the
+// worker that claimed its index with the atomic cursor. A worker whose slot
+// is not released yet parks on its own wake channel, named in the cell; the
+// pacer wakes exactly that worker when it releases the slot, so nobody spins
+// and nobody contends: each cell is shared by one worker and the pacer.
 type slotRing struct {
 	cells []ringCell
 	mask  uint64
@@ -20,23 +22,28 @@ type slotRing struct {
 	// cursor is the next index a worker claims.
 	cursor atomic.Uint64
 	_      [56]byte
-	// end is the number of slots the producer wrote, set once the stream
+	// end is the number of slots the pacer released, set once the stream
 	// is exhausted; MaxUint64 until then.
 	end atomic.Uint64
+	// exhausted is closed once end is set, waking every parked worker.
+	exhausted chan struct{}
+	// poke counts the pacer's requests that parked workers flush their rows.
+	poke atomic.Uint64
 }
 
 type ringCell struct {
-	seq  atomic.Uint64 // i: free for index i; i+1: holds index i
-	k    uint64        // slot number in the whole schedule
-	slot compile.Slot
+	seq    atomic.Uint64 // i: free for index i; i+1: holds index i
+	waiter atomic.Pointer[chan struct{}]
+	k      uint64 // slot number in the whole schedule
+	slot   compile.Slot
 }
 
-// ringSize is the producer's lookahead: enough that workers never wait for
-// it, small enough (64 KiB of cells) to stay in cache.
+// ringSize bounds how many released slots may wait for a free worker
+// (a stalling server): beyond it the pacer waits for room.
 const ringSize = 4096
 
 func newSlotRing(size int) *slotRing {
-	r := &slotRing{cells: make([]ringCell, size), mask: uint64(size - 1)}
+	r := &slotRing{cells: make([]ringCell, size), mask: uint64(size - 1), exhausted: make(chan struct{})}
 	for i := range r.cells {
 		r.cells[i].seq.Store(uint64(i))
 	}
@@ -44,55 +51,75 @@ func newSlotRing(size int) *slotRing {
 	return r
 }
 
-// produce streams the shard's slots from src into the ring until the
-// schedule is exhausted. Slot k of the schedule belongs to shard k mod n.
-func (r *slotRing) produce(src compile.SlotSource, shardIndex, shardCount uint64) {
-	chunk := make([]compile.Slot, 4096)
-	var k, i uint64 // k: position in the schedule; i: position in the ring
-	for {
-		n := src.Next(chunk)
-		if n == 0 {
-			break
-		}
-		for _, s := range chunk[:n] {
-			if k%shardCount == shardIndex {
-				r.put(i, k, s)
-				i++
-			}
-			k++
-		}
-	}
-	r.end.Store(i)
-}
-
-func (r *slotRing) put(i, k uint64, s compile.Slot) {
+// release publishes ring index i (slot k of the schedule) and wakes the
+// worker waiting for it, if any.
+func (r *slotRing) release(i, k uint64, s compile.Slot) {
 	c := &r.cells[i&r.mask]
 	for c.seq.Load() != i {
-		// The ring is full: workers are a whole ring of slots behind, so
-		// there is time to sleep rather than spin.
+		// The ring is full: every worker is busy and a whole ring of
+		// released slots waits for them, so there is time to sleep.
 		time.Sleep(200 * time.Microsecond)
 	}
 	c.k, c.slot = k, s
 	c.seq.Store(i + 1)
+	if w := c.waiter.Swap(nil); w != nil {
+		select {
+		case *w <- struct{}{}:
+		default: // a token is already pending
+		}
+	}
 }
 
-// claim takes the next slot; ok is false once the schedule is exhausted.
-func (r *slotRing) claim() (k uint64, s compile.Slot, ok bool) {
+// finish marks the stream exhausted after n released slots.
+func (r *slotRing) finish(n uint64) {
+	r.end.Store(n)
+	close(r.exhausted)
+}
+
+// wakeParked wakes the workers parked on indices [from, cursor) so they can
+// flush rows they would otherwise hold through a long wait.
+func (r *slotRing) wakeParked(from uint64) {
+	r.poke.Add(1)
+	to := r.cursor.Load()
+	for i := from; i < to && i < from+uint64(len(r.cells)); i++ {
+		if w := r.cells[i&r.mask].waiter.Swap(nil); w != nil {
+			select {
+			case *w <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// claim takes the next slot, parking on wake until the pacer releases it;
+// ok is false once the schedule is exhausted. idle runs whenever the worker
+// was woken without its slot (the pacer asked parked workers to flush).
+func (r *slotRing) claim(wake *chan struct{}, idle func()) (k uint64, s compile.Slot, ok bool) {
 	i := r.cursor.Add(1) - 1
 	c := &r.cells[i&r.mask]
-	for spins := 0; ; spins++ {
+	for {
 		if c.seq.Load() == i+1 {
+			c.waiter.CompareAndSwap(wake, nil)
 			k, s = c.k, c.slot
 			c.seq.Store(i + uint64(len(r.cells)))
 			return k, s, true
 		}
 		if i >= r.end.Load() {
+			c.waiter.CompareAndSwap(wake, nil)
 			return 0, 0, false
 		}
-		if spins < 64 {
-			runtime.Gosched()
-		} else {
-			time.Sleep(50 * time.Microsecond)
+		// Name this worker in the cell, then look again: the pacer either
+		// released before the store (seen below) or sees the waiter.
+		c.waiter.Store(wake)
+		if c.seq.Load() == i+1 || i >= r.end.Load() {
+			continue
+		}
+		select {
+		case <-*wake:
+		case <-r.exhausted:
+		}
+		if c.seq.Load() != i+1 && idle != nil {
+			idle()
 		}
 	}
 }

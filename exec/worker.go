@@ -23,6 +23,7 @@ type worker struct {
 	timer *time.Timer
 	stats *workerStats
 	seen  map[sampleKey]struct{} // keys this worker already offered
+	wake  chan struct{}          // the pacer's signal that this worker's slot is due
 }
 
 type sampleKey struct {
@@ -43,25 +44,27 @@ const (
 func (ex *executor) newWorker() *worker {
 	st := new(workerStats)
 	ex.stats = append(ex.stats, st)
-	w := &worker{ex: ex, stats: st, seen: map[sampleKey]struct{}{}, timer: time.NewTimer(time.Hour)}
+	w := &worker{ex: ex, stats: st, seen: map[sampleKey]struct{}{}, timer: time.NewTimer(time.Hour),
+		wake: make(chan struct{}, 1)}
 	w.timer.Stop()
 	w.vals.Seed = ex.s.Seed
 	w.rows = ex.rec.buffer()
 	return w
 }
 
-// runOpen claims slots in due order until the schedule is exhausted. After
-// a stop it keeps claiming, recording each remaining slot as not sent, so
-// every slot of the shard ends with exactly one row.
+// runOpen sends each slot the pacer releases, in due order, until the
+// schedule is exhausted. After a stop it keeps claiming, recording each
+// remaining slot as not sent, so every slot of the shard ends with exactly
+// one row.
 func (w *worker) runOpen() {
 	ex := w.ex
 	for {
-		k, slot, ok := ex.ring.claim()
+		k, slot, ok := ex.ring.claim(&w.wake, w.flush)
 		if !ok {
 			break
 		}
 		e, due := slot.Entry(), slot.Due()
-		if ex.stopping() || !w.waitUntil(due) {
+		if ex.stopping() {
 			w.notSent(k, e, due)
 			continue
 		}
@@ -71,6 +74,7 @@ func (w *worker) runOpen() {
 }
 
 // waitUntil sleeps until due (ns after start); false if the run stopped.
+// Closed-model users wait with it; the open model's pacer has its own.
 func (w *worker) waitUntil(due int64) bool {
 	ex := w.ex
 	d := time.Duration(due - ex.clock.now())
