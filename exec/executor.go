@@ -115,7 +115,7 @@ func (ex *executor) startOpen(src compile.SlotSource) {
 		size *= 2
 	}
 	ex.ring = newSlotRing(size)
-	p := &pacer{ex: ex, ring: ex.ring, src: src, idx: idx, count: cnt, timer: time.NewTimer(time.Hour)}
+	p := &pacer{ex: ex, ring: ex.ring, src: src, idx: idx, count: cnt, timer: time.NewTimer(time.Hour), alarm: newAlarm()}
 	p.timer.Stop()
 	go p.run()
 	for range workers {

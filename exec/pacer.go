@@ -18,15 +18,24 @@ type pacer struct {
 	src        compile.SlotSource
 	idx, count uint64 // shard: slot k belongs to shard k mod count
 	timer      *time.Timer
+	alarm      *alarm
 }
 
 const (
+	// quantum is the shortest sleep between two releases. Evenly spaced
+	// single sends cost a context switch each, here and in the server
+	// (at 20k req/s: 24 µs of CPU per request with no quantum, 17 µs with
+	// 1 ms); 500 µs keeps the send lag well under a millisecond.
+	quantum = int64(500 * time.Microsecond)
 	// spinBelow is the wait under which the pacer yields instead of arming
 	// its timer: a timer wake-up costs about as much as a few yields.
 	spinBelow = 20 * time.Microsecond
 	// pokeEvery is how often a pacer with long waits asks parked workers to
 	// flush, so a slow run still reaches the file (and the live figures).
 	pokeEvery = int64(time.Second)
+	// alarmBelow is the wait under which the pacer also arms its alarm:
+	// longer waits are wholly late by the runtime's millisecond at most.
+	alarmBelow = 5 * time.Millisecond
 )
 
 // run releases every slot of the shard, then marks the stream exhausted.
@@ -45,7 +54,9 @@ func (p *pacer) run() {
 		for _, s := range chunk[:n] {
 			if k%p.count == p.idx {
 				if due := s.Due(); due > now && !p.ex.stopping() {
-					now = p.waitUntil(due, i, &poked)
+					// At most one wake-up per quantum: the slots due
+					// meanwhile go out together, a little late.
+					now = p.waitUntil(max(due, now+quantum), i, &poked)
 				}
 				p.ring.release(i, k, s)
 				i++
@@ -54,6 +65,7 @@ func (p *pacer) run() {
 		}
 	}
 	p.ring.finish(i)
+	p.alarm.close()
 }
 
 // waitUntil returns once due has come (or the run stops) with the clock's
@@ -75,7 +87,11 @@ func (p *pacer) waitUntil(due int64, i uint64, poked *int64) int64 {
 			runtime.Gosched()
 			continue
 		}
-		p.timer.Reset(min(d, time.Duration(pokeEvery)))
+		d = min(d, time.Duration(pokeEvery))
+		p.timer.Reset(d)
+		if d < alarmBelow {
+			p.alarm.set(d)
+		}
 		select {
 		case <-p.timer.C:
 		case <-ex.stopCh:

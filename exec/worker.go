@@ -59,7 +59,7 @@ func (ex *executor) newWorker() *worker {
 func (w *worker) runOpen() {
 	ex := w.ex
 	for {
-		k, slot, ok := ex.ring.claim(&w.wake, w.flush)
+		k, slot, ok := ex.ring.claim(&w.wake, w.flushOld)
 		if !ok {
 			break
 		}
@@ -169,6 +169,15 @@ func (w *worker) append(r results.Row) {
 	}
 	w.rows = append(w.rows, r)
 	if len(w.rows) == cap(w.rows) || now-w.first > flushAge {
+		w.flush()
+	}
+}
+
+// flushOld flushes rows that waited half the flush age: what a parked worker
+// does when the pacer pokes it, so a slow run still reaches the file while
+// at a fast rate the buffers keep filling and flushing at their own pace.
+func (w *worker) flushOld() {
+	if len(w.rows) > 0 && w.ex.clock.now()-w.first > flushAge/2 {
 		w.flush()
 	}
 }
