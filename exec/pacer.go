@@ -45,7 +45,7 @@ func (p *pacer) run() {
 	chunk := make([]compile.Slot, 4096)
 	var k, i uint64         // k: position in the schedule; i: position in the ring
 	now := p.ex.clock.now() // negative until a --start-at instant
-	poked := now
+	poked, woke := now, now-quantum
 	for {
 		n := p.src.Next(chunk)
 		if n == 0 {
@@ -55,8 +55,11 @@ func (p *pacer) run() {
 			if k%p.count == p.idx {
 				if due := s.Due(); due > now && !p.ex.stopping() {
 					// At most one wake-up per quantum: the slots due
-					// meanwhile go out together, a little late.
-					now = p.waitUntil(max(due, now+quantum), i, &poked)
+					// meanwhile go out together, a little late. The
+					// quanta count from the intended wake-ups, not the
+					// actual ones, so late wake-ups do not add up.
+					woke = max(due, woke+quantum)
+					now = p.waitUntil(woke, i, &poked)
 				}
 				p.ring.release(i, k, s)
 				i++

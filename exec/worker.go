@@ -24,6 +24,10 @@ type worker struct {
 	stats *workerStats
 	seen  map[sampleKey]struct{} // keys this worker already offered
 	wake  chan struct{}          // the pacer's signal that this worker's slot is due
+	// sreq holds a copy of the static request static, sent as is while
+	// the worker sends the same one again.
+	sreq   fasthttp.Request
+	static *fasthttp.Request
 }
 
 type sampleKey struct {
@@ -106,7 +110,14 @@ func (w *worker) send(k uint64, entry int, scheduled int64) {
 	pr := &ex.reqs[ex.s.Entries[entry].Steps[0].Request]
 	req := &w.req
 	if pr.static != nil {
-		pr.static.CopyTo(req)
+		// sreq still holds this static request from the last send (fasthttp
+		// does not change a request it sends): copying it again would only
+		// make fasthttp parse its URI again.
+		req = &w.sreq
+		if w.static != pr.static {
+			pr.static.CopyTo(req)
+			w.static = pr.static
+		}
 	} else {
 		w.vals.Slot = k
 		w.vals.Row = ex.s.Row(entry, k)
