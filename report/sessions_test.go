@@ -1,15 +1,18 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tressi/tressi/report/synth"
 	"github.com/tressi/tressi/results"
+	"github.com/xuri/excelize/v2"
 )
 
 // scenarioTruth is one scenario's sessions recomputed from synth's rows by
@@ -244,6 +247,44 @@ func TestScenariosJSON(t *testing.T) {
 	for _, k := range []string{"min", "mean", "p50", "p90", "p95", "p99", "max"} {
 		if _, ok := sc["session_ms"].(map[string]any)[k]; !ok {
 			t.Errorf("session_ms lacks %q", k)
+		}
+	}
+}
+
+// TestScenarioSheetFollowsTheRequiredOnes checks that the scenario sheet
+// is a fifth sheet, after the four the contract names in their order.
+func TestScenarioSheetFollowsTheRequiredOnes(t *testing.T) {
+	rep, err := Build([]string{writeRun(t, synth.Spec{Rows: 2000, Seed: 1, Rate: 1000, Sessions: true})}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(bytes.NewReader(render(t, rep, XLSX)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := []string{SheetGlobal, SheetEndpoints, SheetStatus, SheetSamples, SheetScenarios}
+	if got := f.GetSheetList(); !slices.Equal(got, want) {
+		t.Fatalf("sheets = %q, want %q", got, want)
+	}
+	rows, err := f.GetRows(SheetScenarios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[1][0] != "browse" || rows[1][2] != strconv.FormatInt(rep.Scenarios[0].Sessions, 10) {
+		t.Errorf("scenario sheet = %q", rows)
+	}
+}
+
+func TestHTMLHasScenarioSection(t *testing.T) {
+	rep, err := Build([]string{writeRun(t, synth.Spec{Rows: 2000, Seed: 1, Rate: 1000, Sessions: true})}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(render(t, rep, HTML))
+	for _, want := range []string{"<h2>Scenarios</h2>", "<th>scenario</th>", "<td>browse</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("HTML lacks %q", want)
 		}
 	}
 }
