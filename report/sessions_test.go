@@ -288,3 +288,26 @@ func TestHTMLHasScenarioSection(t *testing.T) {
 		}
 	}
 }
+
+func TestScenarioDeltaAgainstBaseline(t *testing.T) {
+	cur := writeRun(t, synth.Spec{Rows: 4000, Seed: 1, Rate: 1000, Sessions: true})
+	base := writeRun(t, synth.Spec{Rows: 4000, Seed: 2, Rate: 1000, Sessions: true})
+	rep, err := Build([]string{cur}, Options{Baseline: []string{base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sc := range rep.Scenarios {
+		b := rep.Baseline.Scenarios[i]
+		d := rep.Delta.Scenarios[sc.Name]
+		if len(d) != 2 || d["p50"].Abs != sc.Session.P50-b.Session.P50 || d["p99"].Abs != sc.Session.P99-b.Session.P99 {
+			t.Errorf("delta of %s = %+v, want p50 and p99 differences", sc.Name, d)
+		}
+	}
+	plain, err := Build([]string{cur}, Options{Baseline: []string{writeRun(t, synth.Spec{Rows: 1000, Seed: 3, Rate: 1000})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Delta.Scenarios != nil {
+		t.Errorf("a baseline without scenarios gave scenario deltas %v", plain.Delta.Scenarios)
+	}
+}

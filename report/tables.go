@@ -111,6 +111,19 @@ func (r *Report) comparison() section {
 	for i, f := range percentileFields(cur.Latency) {
 		sec.Rows = append(sec.Rows, []string{"latency " + f.Name + " (ms)", millis(f.Value), millis(bf[i].Value), changeText(d.Latency[f.Name], "%+.3f")})
 	}
+	for _, sc := range cur.Scenarios {
+		changes, ok := d.Scenarios[sc.Name]
+		if !ok {
+			continue
+		}
+		bi := slices.IndexFunc(base.Scenarios, func(b ScenarioSummary) bool { return b.Name == sc.Name })
+		cf, bf := percentileFields(sc.Session), percentileFields(base.Scenarios[bi].Session)
+		for i, f := range cf {
+			if c, ok := changes[f.Name]; ok {
+				sec.Rows = append(sec.Rows, []string{sc.Name + " session " + f.Name + " (ms)", millis(f.Value), millis(bf[i].Value), changeText(c, "%+.3f")})
+			}
+		}
+	}
 	return sec
 }
 
