@@ -1,5 +1,5 @@
-// Package synth makes synthetic result files whose truth is known: every
-// row is a pure function of (seed, slot), so a test can recompute any row,
+// Package synth makes synthetic result files whose truth is known: a slot's
+// rows are a pure function of (seed, slot), so a test can recompute any row,
 // a shard holds exactly the rows of the whole run with its stripe's slots,
 // and benchmarks can write millions of rows without holding them.
 package synth
