@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
 )
 
@@ -54,7 +58,7 @@ func runReport(e *env, args []string, o reportOptions) error {
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
 	}
-	rep, err := report.Build(args, report.Options{Baseline: o.baseline})
+	rep, err := report.Build(args, report.Options{Baseline: o.baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {
 		return withCode(ExitInvalid, err)
 	}
@@ -95,4 +99,20 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// runThresholds reads the plan's thresholds from a run directory's
+// plan.tplan, so an offline report judges the run as apply did; nil when
+// there is none.
+func runThresholds(path string) *plan.Thresholds {
+	fh, err := os.Open(filepath.Join(path, exec.PlanFile))
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	tp, err := compile.ReadTPlan(fh)
+	if err != nil {
+		return nil
+	}
+	return &tp.Schedule.Thresholds
 }

@@ -1,0 +1,188 @@
+# Shared by bench/run and bench/scaling (sourced, not run). Every load here
+# goes to the loopback target this file starts, and every run is bounded by
+# `timeout`, so a wedged generator cannot hold the machine.
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$BENCH_DIR/.." && pwd)"
+
+# Cores: the generator and the target never share one, so a generator cannot
+# win by starving the server (or lose by being starved).
+GEN_CPU="${GEN_CPU:-0}"
+TARGET_CPU="${TARGET_CPU:-1}"
+
+# The peers, pinned to the versions the Go module proxy served when the
+# harness was written; wrk comes from Debian.
+VEGETA_MOD="github.com/tsenart/vegeta/v12@v12.13.0"
+BOMBARDIER_MOD="github.com/codesenberg/bombardier@v1.2.6"
+HEY_MOD="github.com/rakyll/hey@v0.1.5"
+
+log() { printf '%s\n' "$*" >&2; }
+
+# ensure_tools installs what is missing: jq and wrk with apt-get, the Go
+# peers with go install. A tool that cannot be installed is dropped from the
+# run with a message rather than failing the others.
+ensure_tools() {
+  export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH)/bin"
+  local pkgs=()
+  command -v jq >/dev/null || pkgs+=(jq)
+  command -v wrk >/dev/null || pkgs+=(wrk)
+  command -v taskset >/dev/null || pkgs+=(util-linux)
+  [[ -x /usr/bin/time ]] || pkgs+=(time)
+  command -v curl >/dev/null || pkgs+=(curl)
+  if ((${#pkgs[@]})); then
+    log "installing ${pkgs[*]} with apt-get"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null
+  fi
+  command -v vegeta >/dev/null || go install "$VEGETA_MOD"
+  command -v bombardier >/dev/null || go install "$BOMBARDIER_MOD"
+  command -v hey >/dev/null || go install "$HEY_MOD"
+}
+
+# build_bins builds the target, the results reader and the tressi CLI from
+# this checkout into $BIN.
+build_bins() {
+  BIN="$OUT/bin"
+  mkdir -p "$BIN"
+  (cd "$REPO" &&
+    go build -o "$BIN/benchtarget" ./bench/cmd/benchtarget &&
+    go build -o "$BIN/benchlag" ./bench/cmd/benchlag &&
+    go build -o "$BIN/tressi" ./cmd/tressi)
+}
+
+# tressi_ready says whether this checkout's CLI can run plans yet.
+tressi_ready() { "$BIN/tressi" apply --help >/dev/null 2>&1; }
+
+# start_target runs the built-in target pinned to $TARGET_CPU and sets
+# TARGET_URL. The EXIT trap stops it however the script ends.
+start_target() {
+  taskset -c "$TARGET_CPU" "$BIN/benchtarget" --addr 127.0.0.1:0 >"$OUT/target.log" 2>&1 &
+  TARGET_PID=$!
+  trap stop_target EXIT
+  local i
+  for i in $(seq 100); do
+    TARGET_URL="$(sed -n 's/^listening on //p' "$OUT/target.log")"
+    [[ -n "$TARGET_URL" ]] && return 0
+    sleep 0.05
+  done
+  log "the target did not start: $(cat "$OUT/target.log")"
+  return 1
+}
+
+stop_target() {
+  if [[ -n "${TARGET_PID:-}" ]]; then
+    kill -INT "$TARGET_PID" 2>/dev/null || true
+    wait "$TARGET_PID" 2>/dev/null || true
+    TARGET_PID=""
+  fi
+}
+
+server_requests() { curl -fsS "$TARGET_URL/__stats" | jq .requests; }
+
+# measure NAME SECONDS CMD... runs CMD pinned to $GEN_CPU, killed with SIGINT
+# after SECONDS + 30 at most, and prints one line:
+#   requests wall_s user_s sys_s maxrss_kb
+# where requests is what the target counted during the run: the same meter
+# for every generator, whatever each one claims.
+measure() {
+  local name="$1" secs="$2"
+  shift 2
+  local before after rc=0
+  before="$(server_requests)"
+  taskset -c "$GEN_CPU" /usr/bin/time -f '%e %U %S %M' -o "$RUN/$name.time" \
+    timeout -s INT "$((secs + 30))" "$@" >"$RUN/$name.out" 2>"$RUN/$name.err" || rc=$?
+  after="$(server_requests)"
+  if ((rc != 0)); then
+    log "$name exited $rc: $(tail -3 "$RUN/$name.err")"
+  fi
+  # /usr/bin/time writes "Command exited with non-zero status N" first on failure.
+  echo "$((after - before)) $(tail -1 "$RUN/$name.time")"
+}
+
+# run_tool TOOL MODEL LOAD SECS runs one generator (MODEL closed: LOAD users;
+# open: LOAD req/s) with its files in $RUN and prints one line:
+#   requests wall_s user_s sys_s maxrss_kb p99_ms
+run_tool() {
+  "$1_$2" "$3" "$4" | tr '\n' ' '
+  echo
+}
+
+# The generators: TOOL_closed USERS SECS and TOOL_open RATE SECS print the
+# measure line, then their own p99 latency in ms.
+
+# to_ms converts a Go or wrk duration ("812.00us", "1.2ms", "3s", "1m") to ms.
+to_ms() {
+  awk -v d="$1" 'BEGIN {
+    n = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+    if (u == "ns") n /= 1e6; else if (u == "us" || u == "µs") n /= 1e3
+    else if (u == "s") n *= 1e3; else if (u == "m") n *= 6e4
+    printf "%.3f\n", n }'
+}
+
+wrk_closed() {
+  measure wrk "$2" wrk -t1 -c"$1" -d"$2"s --latency "$TARGET_URL/"
+  to_ms "$(awk '/Latency Distribution/ {f = 1} f && $1 == "99%" {print $2; exit}' "$RUN/wrk.out")"
+}
+
+bombardier_closed() {
+  measure bombardier "$2" bombardier -c "$1" -d "$2"s -l -o json -p r "$TARGET_URL/"
+  jq '.result.latency.percentiles["99"] / 1000' "$RUN/bombardier.out"
+}
+
+bombardier_open() {
+  measure bombardier "$2" bombardier -c "${OPEN_CONNS:-50}" -r "$1" -d "$2"s -l -o json -p r "$TARGET_URL/"
+  jq '.result.latency.percentiles["99"] / 1000' "$RUN/bombardier.out"
+}
+
+hey_closed() {
+  measure hey "$2" hey -z "$2"s -c "$1" "$TARGET_URL/"
+  # hey v0.1.5 prints "99%% in 0.0045 secs" (a doubled format verb).
+  awk '$1 ~ /^99%/ && $2 == "in" {printf "%.3f\n", $3 * 1000; exit}' "$RUN/hey.out"
+}
+
+# vegeta gets the same connection budget as the others: with its defaults
+# (unbounded workers and connections) it opened 1,500 connections on one core
+# at 20k req/s and managed 500 req/s with a 3 s p99.
+vegeta_open() {
+  echo "GET $TARGET_URL/" >"$RUN/vegeta.targets"
+  measure vegeta "$2" vegeta attack -targets "$RUN/vegeta.targets" -rate "$1" -duration "$2"s \
+    -timeout 5s -max-connections "${OPEN_CONNS:-50}" -max-workers "${OPEN_CONNS:-50}" \
+    -output "$RUN/vegeta.bin"
+  vegeta report -type json "$RUN/vegeta.bin" >"$RUN/vegeta.json"
+  jq '.latencies["99th"] / 1e6' "$RUN/vegeta.json"
+}
+
+tressi_closed() {
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/closed.hcl" --quiet --out "$RUN/tressi" \
+    -var "base_url=$TARGET_URL" -var "users=$1" -var "duration=$2s"
+  tressi_p99
+}
+
+tressi_open() {
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/open.hcl" --quiet --out "$RUN/tressi" \
+    -var "base_url=$TARGET_URL" -var "rate=$1" -var "duration=$2s" -var "connections=${OPEN_CONNS:-50}"
+  tressi_p99
+}
+
+# tressi_p99 reads the corrected p99 from the run's report.
+tressi_p99() {
+  if "$BIN/tressi" report "$(tressi_run_dir)" --format json >"$RUN/tressi.json" 2>"$RUN/tressi.report.err"; then
+    jq '.latency_ms.p99' "$RUN/tressi.json"
+  else
+    echo nan
+  fi
+}
+
+# tressi_run_dir is the directory holding the run's results.arrow, whether
+# --out named the run directory itself or its parent.
+tressi_run_dir() {
+  local f
+  f="$(find "$RUN/tressi" -name results.arrow -print -quit 2>/dev/null)"
+  dirname "${f:-$RUN/tressi/results.arrow}"
+}
+
+# median reads numbers, one per line, and prints their median.
+median() {
+  sort -g | awk '{v[NR] = $1} END {
+    if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]
+    else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}

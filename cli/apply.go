@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/report"
+	"github.com/tressi/tressi/results"
+)
+
+func init() { register(newApply) }
+
+func newApply(e *env) *cobra.Command {
+	var (
+		f       planFlags
+		out     string
+		quiet   bool
+		shard   string
+		startAt string
+	)
+	cmd := &cobra.Command{
+		Use:   "apply [PLANFILE.tplan or PATH]",
+		Short: "Run a plan (or a compiled .tplan) and record every request",
+		Long: "Apply replays the plan's schedule against its targets and writes a run directory:\n" +
+			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
+			"The first Ctrl-C stops starting requests and keeps the results (exit 130); a second\n" +
+			"exits at once. Exit 2 when a threshold failed or ended the run early.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt := exec.Options{Version: Version, Grace: 2 * time.Second}
+			var err error
+			if shard != "" {
+				if opt.Shard, err = results.ParseShard(shard); err != nil {
+					return withCode(ExitInvalid, err)
+				}
+			}
+			if startAt != "" {
+				if opt.StartAt, err = time.Parse(time.RFC3339Nano, startAt); err != nil {
+					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
+				}
+			}
+			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f)
+			if err != nil {
+				return err
+			}
+			opt.TPlan = tplan
+			opt.CommandLine = commandLine(cmd, args, f.vars, sensitive)
+			opt.OutDir = out
+			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet})
+		},
+	}
+	f.bind(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "run directory to create (default tressi-runs/<plan>-<UTC time>)")
+	fl.BoolVar(&quiet, "quiet", false, "print neither progress nor the summary")
+	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
+	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
+	return cmd
+}
+
+// loadSchedule is apply's single seam to the plan: a .tplan is replayed as
+// compiled; anything else is loaded and compiled now. It also returns what
+// writes plan.tplan into the run directory and the sensitive variables'
+// names (for redacting the command line).
+func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+	if strings.HasSuffix(path, ".tplan") {
+		return loadTPlan(path)
+	}
+	p, s, files, diags := compilePlan(e, path, f)
+	if s == nil {
+		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
+		return nil, nil, nil, withCode(ExitInvalid, nil)
+	}
+	if !f.json {
+		writeDiagnostics(e.stderr, files, diags, false) // warnings
+	}
+	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
+}
+
+func loadTPlan(path string) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, withCode(ExitInvalid, err)
+	}
+	defer fh.Close()
+	tp, err := compile.ReadTPlan(fh)
+	if err != nil {
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
+	}
+	if len(tp.Sensitive) > 0 {
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s leaves out the sensitive variables %s, so it cannot be replayed as is: apply the plan's sources with those variables set",
+			path, strings.Join(tp.Sensitive, ", ")))
+	}
+	copyPlan := func(w io.Writer) error {
+		src, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		_, err = io.Copy(w, src)
+		return err
+	}
+	return tp.Schedule, copyPlan, nil, nil
+}
+
+func sensitiveVars(p *plan.Plan) map[string]bool {
+	m := map[string]bool{}
+	for _, v := range p.Variables {
+		if v.Sensitive {
+			m[v.Name] = true
+		}
+	}
+	return m
+}
+
+// commandLine rebuilds the command for meta.json with the values of
+// sensitive variables replaced by "(sensitive)".
+func commandLine(cmd *cobra.Command, args []string, vars []plan.VarArg, sensitive map[string]bool) string {
+	parts := []string{"tressi", cmd.Name()}
+	parts = append(parts, args...)
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if fl.Name != "var" && fl.Name != "var-file" {
+			parts = append(parts, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	for _, v := range vars {
+		if v.File {
+			parts = append(parts, "-var-file="+v.Value)
+			continue
+		}
+		name, _, _ := strings.Cut(v.Value, "=")
+		if sensitive[strings.TrimSpace(name)] {
+			parts = append(parts, "-var="+name+"=(sensitive)")
+		} else {
+			parts = append(parts, "-var="+v.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// catchSignals turns the first SIGINT/SIGTERM into closing the returned
+// channel (a graceful stop that keeps the results) and exits at once with
+// 130 on the second, when the user really wants out.
+func catchSignals(e *env) (<-chan struct{}, func()) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	interrupt := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			fmt.Fprintln(e.stderr, "\nInterrupted: finishing in-flight requests and saving the results (again to quit now)")
+			close(interrupt)
+		case <-done:
+			return
+		}
+		select {
+		case <-sig:
+			os.Exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return interrupt, func() { signal.Stop(sig); close(done) }
+}
+
+// runOutput says what a run prints.
+type runOutput struct{ json, quiet bool }
+
+// runAndReport runs s, prints its report and turns the outcome into the
+// exit code: apply's and demo's common end.
+func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) error {
+	if opt.OutDir == "" {
+		start := opt.StartAt
+		if start.IsZero() {
+			start = time.Now()
+		}
+		opt.OutDir = exec.DefaultRunDir(s.Name, start)
+	}
+	if !out.quiet && !out.json {
+		opt.Progress, opt.Terminal = e.stderr, isTerminal(e.stderr)
+	}
+	interrupt, release := catchSignals(e)
+	defer release()
+	opt.Interrupt = interrupt
+
+	o, err := exec.Run(context.Background(), s, opt)
+	if err != nil {
+		if o == nil {
+			return withCode(ExitInvalid, err)
+		}
+		return withCode(ExitInternal, err)
+	}
+	rep, err := reportRun(o, &s.Thresholds)
+	if err != nil {
+		return withCode(ExitInternal, err)
+	}
+	if out.json {
+		err = printJSON(e, rep)
+	} else if !out.quiet {
+		err = writeApplySummary(e.stdout, o, rep)
+	}
+	if err != nil {
+		return withCode(ExitInternal, err)
+	}
+	switch {
+	case o.Interrupted:
+		return withCode(ExitInterrupted, nil)
+	case !rep.ThresholdsPassed():
+		return withCode(ExitThresholds, nil)
+	}
+	return nil
+}
+
+// reportRun summarises the finished run with the same code as `tressi
+// report`, adding what only the live run knows: an early exit or an
+// interruption, which fail the run whatever the end-of-run numbers say.
+func reportRun(o *exec.Outcome, th *plan.Thresholds) (*report.Report, error) {
+	rep, err := report.Build([]string{o.Dir}, report.Options{Thresholds: th})
+	if err != nil {
+		return nil, fmt.Errorf("summarising the run in %s: %w", o.Dir, err)
+	}
+	if o.EarlyExit {
+		rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{
+			Name: "early_exit", OK: false, Detail: strings.Join(o.ThresholdFailures, "; ")})
+	}
+	if o.Interrupted {
+		rep.Warnings = append(rep.Warnings, "interrupted: requests in flight are recorded as interrupted, unstarted ones as not_sent")
+	}
+	return rep, nil
+}
+
+// writeApplySummary prints the run's text report and where it was kept.
+func writeApplySummary(w io.Writer, o *exec.Outcome, rep *report.Report) error {
+	if err := rep.Render(w, report.Text); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nRun saved in %s (tressi report %s --format html -o report.html)\n", o.Dir, o.Dir)
+	return err
+}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/results"
+)
+
+// The README's first command: the demo runs the whole product on loopback.
+func TestDemoRunsQuickstart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 5 s load")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	code, out, errs := run(t, nil, "demo", "--json", "--out", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var rep struct {
+		Requests int64 `json:"requests"`
+		OK       int64 `json:"ok"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Requests != 820 || rep.OK != 820 {
+		t.Fatalf("requests %d ok %d, want 820 of 820", rep.Requests, rep.OK)
+	}
+	r, err := results.Open(filepath.Join(dir, exec.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows := 0
+	for b, ok := r.Next(); ok; b, ok = r.Next() {
+		rows += b.Len
+	}
+	if rows != 820 || r.Meta.PlanName != "quickstart" {
+		t.Fatalf("results hold %d rows of plan %q", rows, r.Meta.PlanName)
+	}
+}

@@ -1,0 +1,80 @@
+package exec
+
+import (
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// benchExecutor is an executor wired to an in-memory fasthttp server, for
+// measuring the per-request path without the network.
+func benchExecutor(b *testing.B, s *compile.Schedule) *executor {
+	ln := fasthttputil.NewInmemoryListener()
+	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("hello, world") }}
+	go srv.Serve(ln)
+	b.Cleanup(func() { ln.Close() })
+
+	ex := &executor{s: s, stopCh: make(chan struct{}), grace: time.Second, maxSample: 64}
+	ex.clock.base = time.Now()
+	ex.cl = newClients(s.Targets, &ex.clock, defaultMaxResponseBody)
+	ex.cl.hosts[0].Dial = func(string) (net.Conn, error) {
+		c, err := ln.Dial()
+		if err != nil {
+			return nil, err
+		}
+		return ex.cl.track(c), nil
+	}
+	reqs, names, err := prepareRequests(s, ex.cl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex.reqs = reqs
+	w, err := results.NewWriter(io.Discard, results.Meta{}, names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex.th = newThresholds(plan.Thresholds{}, ex)
+	ex.rec = newRecorder(w, 1)
+	go ex.rec.run(func(uint16, uint16) bool { return true })
+	b.Cleanup(func() { close(ex.rec.in); <-ex.rec.done })
+	return ex
+}
+
+// BenchmarkSend is the hot path: render (or copy) the request, send it,
+// read and discard the response, append the row.
+func BenchmarkSend(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		req  compile.Request
+	}{
+		{"static", compile.Request{Name: "home", Method: "GET", URI: literal("/"), Static: true}},
+		{"holes", compile.Request{Name: "item", Method: "POST",
+			URI:  compile.Splice{Segments: [][]byte{[]byte("/item/"), nil}, Holes: []compile.Hole{{Kind: plan.HoleSeq}}},
+			Body: compile.Splice{Segments: [][]byte{[]byte(`{"id":"`), []byte(`"}`)}, Holes: []compile.Hole{{Kind: plan.HoleUUID}}}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := schedule("inmemory", 0, time.Millisecond)
+			s.Requests[0] = tc.req
+			ex := benchExecutor(b, s)
+			w := ex.newWorker()
+			for k := range 1000 { // warm up: connection, buffers, samples
+				w.send(uint64(k), 0, ex.clock.now())
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for k := range b.N {
+				w.send(uint64(k), 0, ex.clock.now())
+			}
+			b.StopTimer()
+			w.flush()
+		})
+	}
+}

@@ -1,0 +1,85 @@
+package exec
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/results"
+)
+
+// dialError marks an error that happened while connecting, so a timeout
+// there is a connect_timeout rather than a request timeout.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "connect: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// errAborted is what dials fail with once the run was aborted.
+var errAborted = errors.New("run aborted")
+
+// classify maps a request error to one word of the error vocabulary. The
+// order matters: the most specific cause wins.
+func classify(err error) results.ErrorKind {
+	if err == nil {
+		return results.None
+	}
+	var de *dialError
+	dial := errors.As(err, &de)
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, errAborted):
+		return results.Interrupted
+	case errors.As(err, &dnsErr):
+		return results.DNS
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return results.BodyTooLarge
+	case isTLSError(err):
+		return results.TLS
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return results.ConnectRefused
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE),
+		errors.Is(err, syscall.EADDRNOTAVAIL), errors.Is(err, syscall.ENOBUFS), errors.Is(err, syscall.ENOMEM):
+		return results.LocalResources
+	case dial && isTimeout(err), errors.Is(err, fasthttp.ErrDialTimeout):
+		return results.ConnectTimeout
+	case isTimeout(err), errors.Is(err, fasthttp.ErrNoFreeConns):
+		// ErrNoFreeConns only comes back when the wait for a connection
+		// outlived the request's timeout.
+		return results.Timeout
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed):
+		return results.Reset
+	case dial:
+		return results.ConnectRefused
+	}
+	// What is left is fasthttp failing to parse what the server sent.
+	return results.Protocol
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, fasthttp.ErrTimeout) {
+		return true
+	}
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+func isTLSError(err error) bool {
+	var (
+		rh    tls.RecordHeaderError
+		alert tls.AlertError
+		cv    *tls.CertificateVerificationError
+		ua    x509.UnknownAuthorityError
+		hn    x509.HostnameError
+		ci    x509.CertificateInvalidError
+	)
+	return errors.Is(err, fasthttp.ErrTLSHandshakeTimeout) || errors.As(err, &rh) || errors.As(err, &alert) ||
+		errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci)
+}

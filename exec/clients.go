@@ -1,0 +1,187 @@
+package exec
+
+import (
+	"crypto/tls"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// clients holds one fasthttp HostClient per target and every connection
+// they opened, so an abort can cut in-flight requests short.
+type clients struct {
+	hosts   []*fasthttp.HostClient
+	clock   *clock
+	aborted atomic.Bool
+
+	mu    sync.Mutex // guards conns; taken per dial and close, never per request
+	conns map[*meteredConn]struct{}
+}
+
+// defaultMaxResponseBody caps a response body when Options leaves it zero.
+const defaultMaxResponseBody = 64 << 20
+
+func newClients(targets []compile.Target, clk *clock, maxBody int) *clients {
+	cs := &clients{clock: clk, conns: map[*meteredConn]struct{}{}}
+	for i := range targets {
+		cs.hosts = append(cs.hosts, cs.hostClient(&targets[i], maxBody))
+	}
+	return cs
+}
+
+func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
+	timeout := t.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	connect := t.ConnectTimeout
+	if connect <= 0 {
+		connect = 2 * time.Second
+	}
+	dialer := &net.Dialer{Timeout: connect}
+	hc := &fasthttp.HostClient{
+		Addr:     t.Addr,
+		IsTLS:    t.Scheme == "https",
+		MaxConns: max(t.Connections, 1),
+		// fasthttp's default of 5 attempts silently resends idempotent
+		// requests: a GET must never be sent twice.
+		MaxIdemponentCallAttempts: 1,
+		RetryIf:                   func(*fasthttp.Request) bool { return false },
+		ReadTimeout:               timeout,
+		WriteTimeout:              timeout,
+		MaxResponseBodySize:       maxBody,
+		// Waiting for a free connection is part of the request: it ends in
+		// the request's own timeout (reported as such) and its time shows in
+		// latency, instead of failing at once with ErrNoFreeConns.
+		MaxConnWaitTimeout:            timeout + time.Second,
+		DisablePathNormalizing:        true,
+		DisableHeaderNamesNormalizing: true,
+		NoDefaultUserAgentHeader:      true,
+		Dial: func(addr string) (net.Conn, error) {
+			if cs.aborted.Load() {
+				return nil, &dialError{errAborted}
+			}
+			c, err := dialer.Dial("tcp", addr)
+			if err != nil {
+				return nil, &dialError{err}
+			}
+			return cs.track(c), nil
+		},
+	}
+	if hc.IsTLS {
+		hc.TLSConfig = &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the plan asked for it
+		if host, _, err := net.SplitHostPort(t.Host); err == nil {
+			hc.TLSConfig.ServerName = host
+		} else if t.Host != "" {
+			hc.TLSConfig.ServerName = t.Host
+		}
+	}
+	return hc
+}
+
+func (cs *clients) track(c net.Conn) *meteredConn {
+	mc := &meteredConn{Conn: c, clients: cs}
+	cs.mu.Lock()
+	cs.conns[mc] = struct{}{}
+	cs.mu.Unlock()
+	return mc
+}
+
+// abort refuses new connections and closes every open one, so requests
+// still in flight return at once instead of at their timeout.
+func (cs *clients) abort() {
+	cs.aborted.Store(true)
+	cs.mu.Lock()
+	open := make([]*meteredConn, 0, len(cs.conns))
+	for c := range cs.conns {
+		open = append(open, c)
+	}
+	cs.mu.Unlock()
+	for _, c := range open {
+		c.Close()
+	}
+}
+
+// close closes idle connections at the end of a run.
+func (cs *clients) close() {
+	for _, hc := range cs.hosts {
+		hc.CloseIdleConnections()
+	}
+}
+
+// meteredConn measures each round trip on a connection: when its first byte
+// was written and how many bytes went each way.
+//
+// fasthttp gives no hook between taking a connection from its pool and
+// writing, but it calls LocalAddr exactly once at that moment (through
+// Response.ParseNetConn) on the goroutine doing the request. LocalAddr
+// therefore starts a new meter and returns it as the address, and the
+// worker reads it back from Response.LocalAddr after Do. Meters come from a
+// pool and return to it only after the worker read them, so a connection
+// reused by another worker never writes into a meter still being read.
+type meteredConn struct {
+	net.Conn
+	clients *clients
+	cur     *meter
+	closed  atomic.Bool
+}
+
+// meter is one round trip's measurements; it doubles as the connection's
+// local address for fasthttp.
+type meter struct {
+	conn    net.Conn
+	sent    int64 // ns after run start of the first write; -1 before it
+	out, in int64
+	clock   *clock
+}
+
+var meters = sync.Pool{New: func() any { return new(meter) }}
+
+func (m *meter) Network() string { return m.conn.LocalAddr().Network() }
+func (m *meter) String() string  { return m.conn.LocalAddr().String() }
+
+// release hands the meter back once its reader is done with it.
+func (m *meter) release() { meters.Put(m) }
+
+// LocalAddr starts a round trip's meter; see meteredConn.
+func (c *meteredConn) LocalAddr() net.Addr {
+	m := meters.Get().(*meter)
+	m.conn, m.clock, m.sent, m.out, m.in = c.Conn, c.clients.clock, -1, 0, 0
+	c.cur = m
+	return m
+}
+
+func (c *meteredConn) Write(b []byte) (int, error) {
+	m := c.cur
+	if m != nil && m.sent < 0 {
+		m.sent = m.clock.now()
+	}
+	n, err := c.Conn.Write(b)
+	if m != nil {
+		m.out += int64(n)
+	}
+	return n, err
+}
+
+func (c *meteredConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if m := c.cur; m != nil {
+		m.in += int64(n)
+	}
+	return n, err
+}
+
+func (c *meteredConn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.clients.mu.Lock()
+	delete(c.clients.conns, c)
+	c.clients.mu.Unlock()
+	return c.Conn.Close()
+}

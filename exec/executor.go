@@ -1,0 +1,132 @@
+package exec
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
+)
+
+// clock is the run's single monotonic time base: every instant in the
+// results is ns after it.
+type clock struct{ base time.Time }
+
+func (c *clock) now() int64 { return int64(time.Since(c.base)) }
+
+// executor replays one schedule: it owns the clients, the slot ring, the
+// workers and the run's stop state.
+type executor struct {
+	s     *compile.Schedule
+	clock clock
+	cl    *clients
+	reqs  []preparedRequest
+	rec   *recorder
+	shard results.Shard
+
+	ring  *slotRing        // open model
+	pick  func(uint64) int // closed model selection
+	bucks []*bucket        // closed model per-entry max_rate, nil when uncapped
+
+	maxSample int
+	samples   sync.Map // sampleKey → struct{}: first response per key wins
+
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	grace    time.Duration
+	// interrupted: stopped by the caller; earlyExit: by a threshold.
+	interrupted, earlyExit atomic.Bool
+	// aborted: the grace ran out; what is still in flight is interrupted.
+	aborted atomic.Bool
+
+	abortStatus []bool // status codes that end the run at once
+	th          *thresholds
+
+	stats []*workerStats
+	wg    sync.WaitGroup
+}
+
+// workerStats are one worker's live counters, read by the monitor. Each
+// worker writes only its own, so the atomics never contend.
+type workerStats struct {
+	sent, done, failed atomic.Int64
+	_                  [40]byte // one cache line per worker
+}
+
+// stopping is closed once the run must stop starting requests.
+func (ex *executor) stopping() bool {
+	select {
+	case <-ex.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop stops starting requests; those in flight get the grace, then the
+// connections are cut and they are recorded as interrupted.
+func (ex *executor) stop(interrupt bool) {
+	ex.stopOnce.Do(func() {
+		if interrupt {
+			ex.interrupted.Store(true)
+		} else {
+			ex.earlyExit.Store(true)
+		}
+		close(ex.stopCh)
+		time.AfterFunc(ex.grace, ex.abort)
+	})
+}
+
+func (ex *executor) abort() {
+	ex.aborted.Store(true)
+	ex.cl.abort()
+}
+
+// workerCount is enough concurrency to hold the rate however slow the
+// server is, bounded by the connections requests can use anyway (more
+// workers would only wait for a connection) and by a sane cap.
+func workerCount(s *compile.Schedule, shardSlots int64) int {
+	n := 0
+	for _, t := range s.Targets {
+		n += max(t.Connections, 1)
+	}
+	n = min(n, maxWorkers)
+	if shardSlots >= 0 {
+		n = min(n, int(min(shardSlots, int64(maxWorkers))))
+	}
+	return max(n, 1)
+}
+
+const maxWorkers = 16 << 10
+
+// startOpen starts the producer and the workers of the open model.
+func (ex *executor) startOpen(src compile.SlotSource) {
+	ex.ring = newSlotRing(ringSize)
+	idx, cnt := uint64(ex.shard.Index), uint64(max(ex.shard.Count, 1))
+	go ex.ring.produce(src, idx, cnt)
+	shardSlots := ex.s.Count / int64(cnt)
+	if int64(idx) < ex.s.Count%int64(cnt) {
+		shardSlots++
+	}
+	for range workerCount(ex.s, shardSlots) {
+		w := ex.newWorker()
+		ex.wg.Go(w.runOpen)
+	}
+}
+
+// startClosed starts one goroutine per user of this shard (user u belongs
+// to shard u mod n).
+func (ex *executor) startClosed(session *atomic.Uint64) {
+	cnt := max(ex.shard.Count, 1)
+	for u, span := range ex.s.Users {
+		if u%cnt != ex.shard.Index {
+			continue
+		}
+		w := ex.newWorker()
+		ex.wg.Go(func() { w.runUser(span, session) })
+	}
+}
+
+// wait blocks until every worker is done.
+func (ex *executor) wait() { ex.wg.Wait() }

@@ -1,0 +1,49 @@
+package exec
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// Meta is meta.json: the environment a run happened in, so a run directory
+// is a benchmark archive that says what produced its numbers.
+type Meta struct {
+	Tressi      string    `json:"tressi_version"`
+	Go          string    `json:"go_version"`
+	OS          string    `json:"os"`
+	Arch        string    `json:"arch"`
+	CPUs        int       `json:"cpus"`
+	Kernel      string    `json:"kernel,omitempty"`
+	Hostname    string    `json:"hostname,omitempty"`
+	RunID       string    `json:"run_id"`
+	Plan        string    `json:"plan_name"`
+	Hash        string    `json:"schedule_hash"`
+	Shard       string    `json:"shard"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	CommandLine string    `json:"command_line,omitempty"`
+	ExitStatus  string    `json:"exit_status"` // ok, thresholds_failed, early_exit, interrupted, error
+	Requests    int64     `json:"requests"`
+	Sent        int64     `json:"sent"`
+	OK          int64     `json:"ok"`
+	Thresholds  []string  `json:"threshold_failures,omitempty"`
+}
+
+func newMeta(version, commandLine string) Meta {
+	host, _ := os.Hostname()
+	return Meta{
+		Tressi: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		CPUs: runtime.NumCPU(), Kernel: kernelVersion(), Hostname: host, CommandLine: commandLine,
+	}
+}
+
+func (m *Meta) write(dir string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644)
+}

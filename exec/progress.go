@@ -1,0 +1,92 @@
+package exec
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// monitor runs beside the workers: every tick it sums their counters for
+// the live thresholds and, when asked, prints progress.
+type monitor struct {
+	ex       *executor
+	out      io.Writer // nil: no progress
+	terminal bool
+	total    time.Duration
+
+	lastAt, lastDone int64
+	lastLine         int64
+}
+
+const (
+	monitorTick = 250 * time.Millisecond // a terminal line is redrawn this often
+	plainEvery  = 2 * time.Second        // a non-terminal line is printed this often
+)
+
+func (m *monitor) run(stop <-chan struct{}) {
+	t := time.NewTicker(monitorTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			if m.out != nil && m.terminal {
+				m.print(m.ex.clock.now())
+				fmt.Fprintln(m.out)
+			}
+			return
+		case <-t.C:
+			m.tick()
+		}
+	}
+}
+
+func (m *monitor) sums() (sent, done, failed int64) {
+	for _, s := range m.ex.stats {
+		sent += s.sent.Load()
+		done += s.done.Load()
+		failed += s.failed.Load()
+	}
+	return
+}
+
+func (m *monitor) tick() {
+	now := m.ex.clock.now()
+	if now < 0 {
+		return // waiting for --start-at
+	}
+	_, done, failed := m.sums()
+	m.ex.th.observe(now, done, failed)
+	if m.out == nil {
+		return
+	}
+	if m.terminal || now-m.lastLine >= int64(plainEvery) {
+		m.print(now)
+		m.lastLine = now
+	}
+}
+
+func (m *monitor) print(now int64) {
+	sent, done, failed := m.sums()
+	rate := 0.0
+	if dt := now - m.lastAt; dt > 0 && m.lastAt > 0 {
+		rate = float64(done-m.lastDone) / (float64(dt) / 1e9)
+	}
+	m.lastAt, m.lastDone = now, done
+	line := fmt.Sprintf("%s / %s  sent %d  %.0f req/s  p50 %s  p99 %s  errors %d",
+		fmtDur(time.Duration(now)), fmtDur(m.total), sent, rate,
+		fmtLatency(m.ex.rec.p50.Load()), fmtLatency(m.ex.rec.p99.Load()), failed)
+	if m.terminal {
+		fmt.Fprintf(m.out, "\r\x1b[K%s", line)
+	} else {
+		fmt.Fprintln(m.out, line)
+	}
+}
+
+func fmtDur(d time.Duration) string { return d.Truncate(100 * time.Millisecond).String() }
+
+func fmtLatency(ns int64) string {
+	if ns < 0 {
+		return "-"
+	}
+	return time.Duration(ns).Round(time.Microsecond).String()
+}

@@ -1,0 +1,103 @@
+package exec
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// preparedRequest is one request-table entry made ready to send: a static
+// request is built once and copied per send; one with holes is rendered
+// per send into the worker's buffer.
+type preparedRequest struct {
+	spec     *compile.Request
+	client   *fasthttp.HostClient
+	timeout  time.Duration
+	endpoint uint16 // index into the results' endpoint names
+	origin   []byte // scheme://host, prefixed to the rendered path
+	static   *fasthttp.Request
+}
+
+// prepareRequests builds the request table and the results' endpoint names
+// (request names, deduplicated in order of first appearance).
+func prepareRequests(s *compile.Schedule, cs *clients) ([]preparedRequest, []string, error) {
+	prs := make([]preparedRequest, len(s.Requests))
+	var names []string
+	index := map[string]uint16{}
+	for i := range s.Requests {
+		rq := &s.Requests[i]
+		if rq.Target < 0 || rq.Target >= len(s.Targets) {
+			return nil, nil, fmt.Errorf("request %q names target %d, the schedule has %d", rq.Name, rq.Target, len(s.Targets))
+		}
+		t := &s.Targets[rq.Target]
+		ep, ok := index[rq.Name]
+		if !ok {
+			ep = uint16(len(names))
+			index[rq.Name] = ep
+			names = append(names, rq.Name)
+		}
+		timeout := t.Timeout
+		if timeout <= 0 {
+			timeout = 5 * time.Second
+		}
+		host := t.Host
+		if host == "" {
+			host = t.Addr
+		}
+		scheme := t.Scheme
+		if scheme == "" {
+			scheme = "http"
+		}
+		pr := preparedRequest{spec: rq, client: cs.hosts[rq.Target], timeout: timeout, endpoint: ep,
+			origin: []byte(scheme + "://" + host)}
+		if isStatic(rq) {
+			req := new(fasthttp.Request)
+			// The static request owns its buffer for good: SetBodyRaw keeps it.
+			render(req, &pr, &compile.Values{Seed: s.Seed}, nil)
+			pr.static = req
+		}
+		prs[i] = pr
+	}
+	if len(names) > compile.MaxEntries {
+		return nil, nil, fmt.Errorf("%d endpoint names, at most %d fit the results", len(names), compile.MaxEntries)
+	}
+	return prs, names, nil
+}
+
+func isStatic(rq *compile.Request) bool {
+	if !rq.URI.Static() || !rq.Body.Static() {
+		return false
+	}
+	for i := range rq.Headers {
+		if !rq.Headers[i].Value.Static() {
+			return false
+		}
+	}
+	return true
+}
+
+// render fills req from the request's splices and returns buf, which now
+// holds the body that req references without a copy: the caller must not
+// touch buf until the request was sent.
+func render(req *fasthttp.Request, pr *preparedRequest, v *compile.Values, buf []byte) []byte {
+	rq := pr.spec
+	req.Reset()
+	req.Header.DisableNormalizing()
+	buf = append(buf[:0], pr.origin...)
+	buf = rq.URI.Append(buf, v)
+	req.SetRequestURIBytes(buf) // copies
+	req.Header.SetMethod(rq.Method)
+	for i := range rq.Headers {
+		h := &rq.Headers[i]
+		buf = h.Value.Append(buf[:0], v)
+		req.Header.SetBytesV(h.Name, buf) // copies
+	}
+	buf = rq.Body.Append(buf[:0], v)
+	if len(buf) > 0 {
+		req.SetBodyRaw(buf)
+	}
+	return buf
+}

@@ -1,0 +1,77 @@
+package exec
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// runUser is one closed-model user: from its start until its stop it sends
+// back to back (plus the think time), each request's entry chosen by the
+// global session counter, so selection is exact across all users.
+func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
+	defer w.flush()
+	ex := w.ex
+	if !w.waitUntil(span.Start) {
+		return
+	}
+	for !ex.stopping() && ex.clock.now() < span.Stop {
+		k, entry, ok := w.next(session)
+		if !ok {
+			// Every entry is at its max_rate: wait a little, not globally.
+			if !w.waitUntil(ex.clock.now() + int64(time.Millisecond)) {
+				return
+			}
+			continue
+		}
+		w.send(k, entry, ex.clock.now())
+		if ex.s.Think > 0 && !w.waitUntil(ex.clock.now()+int64(ex.s.Think)) {
+			return
+		}
+	}
+}
+
+// next picks the next request's slot and entry. A capped entry whose bucket
+// is empty is passed over for the next pick instead of making the user
+// sleep; after a whole round of refusals ok is false.
+func (w *worker) next(session *atomic.Uint64) (k uint64, entry int, ok bool) {
+	ex := w.ex
+	for range max(len(ex.s.Entries), 1) {
+		k = session.Add(1) - 1
+		entry = ex.pick(k)
+		if b := ex.bucks[entry]; b == nil || b.take(ex.clock.now()) {
+			return k, entry, true
+		}
+	}
+	return 0, 0, false
+}
+
+// bucket is a lock-free rate limiter (the generic cell rate algorithm):
+// tat is the theoretical arrival time of the next allowed request.
+type bucket struct {
+	interval int64 // ns between requests at the max rate
+	tat      atomic.Int64
+}
+
+func newBucket(rate float64) *bucket {
+	if rate <= 0 {
+		return nil
+	}
+	return &bucket{interval: int64(math.Max(1, 1e9/rate))}
+}
+
+// take reports whether a request may start at now, consuming the permit.
+func (b *bucket) take(now int64) bool {
+	for {
+		tat := b.tat.Load()
+		if tat > now {
+			return false
+		}
+		// max: an idle bucket does not save up a burst.
+		if b.tat.CompareAndSwap(tat, max(tat, now)+b.interval) {
+			return true
+		}
+	}
+}

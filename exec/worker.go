@@ -1,0 +1,200 @@
+package exec
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
+)
+
+// worker sends one request at a time and keeps its own result buffer, so
+// the per-request path takes no lock and allocates nothing once warm.
+type worker struct {
+	ex    *executor
+	req   fasthttp.Request
+	resp  fasthttp.Response
+	buf   []byte // rendered request parts; holds the body while it is sent
+	vals  compile.Values
+	rows  []results.Row
+	first int64 // when the oldest buffered row was added
+	timer *time.Timer
+	stats *workerStats
+	seen  map[sampleKey]struct{} // keys this worker already offered
+}
+
+type sampleKey struct {
+	endpoint, status uint16
+	err              results.ErrorKind
+}
+
+const (
+	// spinWindow is how close to its due instant a worker stops sleeping
+	// and yields in a loop instead: timer wake-ups are late by tens of µs,
+	// yielding holds the send lag to a few µs without burning a core.
+	spinWindow = 200 * time.Microsecond
+	// flushAge bounds how long a row waits in a worker's buffer, so a slow
+	// run still reaches the file (and the live figures) every second.
+	flushAge = int64(time.Second)
+)
+
+func (ex *executor) newWorker() *worker {
+	st := new(workerStats)
+	ex.stats = append(ex.stats, st)
+	w := &worker{ex: ex, stats: st, seen: map[sampleKey]struct{}{}, timer: time.NewTimer(time.Hour)}
+	w.timer.Stop()
+	w.vals.Seed = ex.s.Seed
+	w.rows = ex.rec.buffer()
+	return w
+}
+
+// runOpen claims slots in due order until the schedule is exhausted. After
+// a stop it keeps claiming, recording each remaining slot as not sent, so
+// every slot of the shard ends with exactly one row.
+func (w *worker) runOpen() {
+	ex := w.ex
+	for {
+		k, slot, ok := ex.ring.claim()
+		if !ok {
+			break
+		}
+		e, due := slot.Entry(), slot.Due()
+		if ex.stopping() || !w.waitUntil(due) {
+			w.notSent(k, e, due)
+			continue
+		}
+		w.send(k, e, due)
+	}
+	w.flush()
+}
+
+// waitUntil sleeps until due (ns after start); false if the run stopped.
+func (w *worker) waitUntil(due int64) bool {
+	ex := w.ex
+	d := time.Duration(due - ex.clock.now())
+	if d > spinWindow {
+		if d > time.Duration(flushAge) && len(w.rows) > 0 {
+			w.flush() // do not sit on rows through a long wait
+		}
+		w.timer.Reset(d - spinWindow)
+		select {
+		case <-w.timer.C:
+		case <-ex.stopCh:
+			w.timer.Stop()
+			return false
+		}
+	}
+	for ex.clock.now() < due {
+		if ex.stopping() {
+			return false
+		}
+		runtime.Gosched()
+	}
+	return true
+}
+
+// send sends the entry's request for slot k, due at scheduled, and records
+// its outcome.
+func (w *worker) send(k uint64, entry int, scheduled int64) {
+	ex := w.ex
+	pr := &ex.reqs[ex.s.Entries[entry].Steps[0].Request]
+	req := &w.req
+	if pr.static != nil {
+		pr.static.CopyTo(req)
+	} else {
+		w.vals.Slot = k
+		w.vals.Row = ex.s.Row(entry, k)
+		w.buf = render(req, pr, &w.vals, w.buf)
+	}
+	err := pr.client.DoTimeout(req, &w.resp, pr.timeout)
+	done := ex.clock.now()
+
+	row := results.Row{Slot: k, Scheduled: scheduled, Sent: -1, Latency: -1, Service: -1, Endpoint: pr.endpoint}
+	if m, ok := w.resp.LocalAddr().(*meter); ok {
+		row.Sent = m.sent
+		row.BytesOut = clampU32(m.out)
+		row.BytesIn = clampU32(m.in)
+		m.release()
+	}
+	if err == nil {
+		row.Status = uint16(w.resp.StatusCode())
+		row.Latency = done - scheduled
+		if row.Sent >= 0 {
+			row.Service = done - row.Sent
+		}
+	} else if ex.aborted.Load() {
+		row.Error = results.Interrupted
+	} else {
+		row.Error = classify(err)
+	}
+	ok := err == nil && results.ExpectsStatus(pr.spec.Expect, int(row.Status))
+	if row.Sent >= 0 {
+		w.stats.sent.Add(1)
+	}
+	w.stats.done.Add(1)
+	if !ok {
+		w.stats.failed.Add(1)
+	}
+	w.sample(&row, pr)
+	w.append(row)
+	if err == nil && int(row.Status) < len(ex.abortStatus) && ex.abortStatus[row.Status] {
+		ex.th.statusSeen(row.Status)
+	}
+}
+
+func clampU32(n int64) uint32 {
+	if n > 1<<32-1 {
+		return 1<<32 - 1
+	}
+	return uint32(n)
+}
+
+// notSent records a slot that was never started.
+func (w *worker) notSent(k uint64, entry int, due int64) {
+	pr := &w.ex.reqs[w.ex.s.Entries[entry].Steps[0].Request]
+	w.append(results.Row{Slot: k, Scheduled: due, Sent: -1, Latency: -1, Service: -1,
+		Endpoint: pr.endpoint, Error: results.NotSent})
+}
+
+func (w *worker) append(r results.Row) {
+	now := w.ex.clock.now()
+	if len(w.rows) == 0 {
+		w.first = now
+	}
+	w.rows = append(w.rows, r)
+	if len(w.rows) == cap(w.rows) || now-w.first > flushAge {
+		w.flush()
+	}
+}
+
+// flush hands the buffer to the recorder and takes an empty one.
+func (w *worker) flush() {
+	if len(w.rows) == 0 {
+		return
+	}
+	w.rows = w.ex.rec.hand(w.rows)
+}
+
+// sample offers the response as the first of its (endpoint, status, error)
+// when neither this worker nor any other offered one yet. The local map
+// keeps the shared map off the per-request path.
+func (w *worker) sample(r *results.Row, pr *preparedRequest) {
+	key := sampleKey{r.Endpoint, r.Status, r.Error}
+	if _, ok := w.seen[key]; ok {
+		return
+	}
+	w.seen[key] = struct{}{}
+	if _, taken := w.ex.samples.LoadOrStore(key, struct{}{}); taken {
+		return
+	}
+	s := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
+	if r.Error == results.None {
+		s.Headers = string(w.resp.Header.Header())
+		body := w.resp.Body()
+		s.BodySize = clampU32(int64(len(body)))
+		s.Body = append([]byte(nil), body[:min(len(body), w.ex.maxSample)]...)
+	}
+	w.ex.rec.sample(s)
+}
