@@ -89,7 +89,7 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		}
 		stages, total := makeStages(ld.Stages)
 		s.gen = &openGen{stages: stages, total: total, poisson: s.Arrival == plan.ArrivalPoisson,
-			seed: s.Seed, sel: sel, caps: newRateCaps(s.Entries)}
+			seed: s.Seed, sel: sel, caps: newCapPlans(ld.Stages, s.Entries, sel.share)}
 	default:
 		return nil, append(diags, errorAt(ld.DeclRange, "Unknown load model",
 			fmt.Sprintf("model %q is neither %q nor %q.", ld.Model, plan.ModelOpen, plan.ModelClosed))...)
