@@ -385,3 +385,59 @@ func TestSessionClosedModel(t *testing.T) {
 		}
 	}
 }
+
+// An interrupt stops sessions between requests: the run ends at once,
+// every slot still has a row (not_sent for sessions never started), and
+// no session goes on sending.
+func TestSessionInterrupt(t *testing.T) {
+	srv, addr, err := target.StartLoopback(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := compilePlan(t, fmt.Sprintf(`
+target "api" { url = "http://%s" }
+scenario "long" {
+  step "tick" {
+    path   = "/"
+    repeat = 1000
+    think  = "10ms"
+  }
+}
+load {
+  stage {
+    duration = "2s"
+    rate     = 50
+  }
+}
+`, addr), nil)
+	stop := make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	dir := filepath.Join(t.TempDir(), "run")
+	begin := time.Now()
+	out, err := Run(t.Context(), s, Options{OutDir: dir, Interrupt: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d > time.Second || !out.Interrupted {
+		t.Fatalf("run took %v after an interrupt at 300ms; interrupted %v", d, out.Interrupted)
+	}
+	sent := srv.Stats().Requests
+	time.Sleep(100 * time.Millisecond)
+	if after := srv.Stats().Requests; after != sent {
+		t.Fatalf("sessions kept sending after the run: %d then %d requests", sent, after)
+	}
+	bySlot, _ := sessionRows(t, dir)
+	notSent := 0
+	for k := range uint64(100) {
+		rows := bySlot[k]
+		if len(rows) == 0 {
+			t.Fatalf("slot %d has no row", k)
+		}
+		if rows[0].Error == results.NotSent {
+			notSent++
+		}
+	}
+	if len(bySlot) != 100 || notSent < 70 {
+		t.Fatalf("%d slots with rows, %d not sent; want 100 and most of them", len(bySlot), notSent)
+	}
+}
