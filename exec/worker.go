@@ -65,6 +65,10 @@ func (w *worker) runOpen() {
 			w.notSent(k, e, due)
 			continue
 		}
+		if ex.s.Entries[e].Scenario {
+			ex.scen.pool.start(w, k, e, due)
+			continue
+		}
 		w.send(k, e, due)
 	}
 	w.flush()
