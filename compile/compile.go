@@ -198,9 +198,14 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		return len(s.Requests) - 1
 	}
 	for _, ep := range p.Endpoints {
-		ri := addRequest(ep.Name, &ep.Request, requestScope{})
-		e := Entry{Name: ep.Name, Weight: ep.Weight, MaxRate: ep.MaxRate, Data: -1,
-			Steps: []Step{{Name: ep.Name, Request: ri, Repeat: 1}}}
+		e := Entry{Name: ep.Name, Weight: ep.Weight, MaxRate: ep.MaxRate, Data: -1}
+		var scope requestScope
+		if di, ok := dataIndex[ep.Data]; ok && ep.Data != "" {
+			e.Data = di
+			scope.columns = s.Data[di].Columns
+		}
+		ri := addRequest(ep.Name, &ep.Request, scope)
+		e.Steps = []Step{{Name: ep.Name, Request: ri, Repeat: 1}}
 		if ri >= 0 {
 			e.Connection = s.Targets[s.Requests[ri].Target].Connection
 		}
