@@ -139,8 +139,11 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	ready, first := due, true
 	for i := range sc.steps {
 		st := &sc.steps[i]
-		for range st.repeat {
+		for j := range st.repeat {
 			if !first && (ex.stopping() || ready > deadline || !w.waitUntil(ready)) {
+				if ex.stopping() {
+					w.notSentFrom(k, sc, i, j, ready)
+				}
 				return
 			}
 			first = false
@@ -151,6 +154,27 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 			done, err := r.exchange(k, st, sc.ownConn, ready)
 			r.capture(st, err)
 			ready = done + st.think
+		}
+	}
+}
+
+// sessionNotSent records a session that never started: one not_sent row
+// for each request it would have sent, so a session's rows always add up to
+// its requests (Σ repeats) whether it ran, stopped half-way or never began.
+func (w *worker) sessionNotSent(k uint64, sc *scenario, due int64) {
+	w.notSentFrom(k, sc, 0, 0, due)
+}
+
+// notSentFrom records the requests of a session left unsent from repeat j
+// of step i on. They carry the instant the first of them became ready.
+func (w *worker) notSentFrom(k uint64, sc *scenario, i, j int, ready int64) {
+	for ; i < len(sc.steps); i, j = i+1, 0 {
+		st := &sc.steps[i]
+		for ; j < st.repeat; j++ {
+			w.stats.done.Add(1)
+			w.stats.failed.Add(1)
+			w.append(results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1,
+				Endpoint: st.req.endpoint, Error: results.NotSent})
 		}
 	}
 }

@@ -430,8 +430,8 @@ load {
 	notSent := 0
 	for k := range uint64(100) {
 		rows := bySlot[k]
-		if len(rows) == 0 {
-			t.Fatalf("slot %d has no row", k)
+		if len(rows) != 1000 {
+			t.Fatalf("slot %d has %d rows, want one per request of its session (1000)", k, len(rows))
 		}
 		if rows[0].Error == results.NotSent {
 			notSent++
