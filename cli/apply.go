@@ -6,13 +6,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
+	"sort"
 	"strings"
 	"syscall"
+	"testing/fstest"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
@@ -101,7 +106,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 // names (for redacting the command line).
 func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
 	if strings.HasSuffix(path, ".tplan") {
-		return loadTPlan(path)
+		return loadTPlan(e, path, f)
 	}
 	p, s, files, diags := compilePlan(e, path, f)
 	if s == nil {
@@ -114,7 +119,7 @@ func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io
 	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
 }
 
-func loadTPlan(path string) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+func loadTPlan(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, nil, nil, withCode(ExitInvalid, err)
@@ -125,8 +130,7 @@ func loadTPlan(path string) (*compile.Schedule, func(io.Writer) error, map[strin
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
 	}
 	if len(tp.Sensitive) > 0 {
-		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s leaves out the sensitive variables %s, so it cannot be replayed as is: apply the plan's sources with those variables set",
-			path, strings.Join(tp.Sensitive, ", ")))
+		return recompileTPlan(e, path, tp, f)
 	}
 	copyPlan := func(w io.Writer) error {
 		src, err := os.Open(path)
@@ -138,6 +142,70 @@ func loadTPlan(path string) (*compile.Schedule, func(io.Writer) error, map[strin
 		return err
 	}
 	return tp.Schedule, copyPlan, nil, nil
+}
+
+// recompileTPlan replays a .tplan whose sensitive variables were left out:
+// it compiles the stored sources again with the stored values plus the
+// secrets the user supplies now (-var or TRESSI_VAR_*), and checks the
+// result is the schedule that was planned.
+func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+	if tp.PlanPath == "" {
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s leaves out the sensitive variables %s and predates recompiling: apply the plan's sources with those variables set",
+			path, strings.Join(tp.Sensitive, ", ")))
+	}
+	fsys := fstest.MapFS{}
+	for name, data := range tp.Sources {
+		fsys[strings.TrimPrefix(filepath.ToSlash(name), "/")] = &fstest.MapFile{Data: data}
+	}
+	values, err := tp.Values()
+	if err != nil {
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
+	}
+	var vars []plan.VarArg
+	for name, v := range values {
+		vars = append(vars, plan.VarArg{Value: name + "=" + hclLiteral(v)})
+	}
+	sort.Slice(vars, func(i, j int) bool { return vars[i].Value < vars[j].Value })
+	vars = append(vars, f.vars...) // the user's word wins
+	p, files, diags := plan.Load(plan.Options{
+		Path: strings.TrimPrefix(filepath.ToSlash(tp.PlanPath), "/"), FS: fsys, Vars: vars, Env: e.environ,
+	})
+	if p == nil {
+		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with -var or TRESSI_VAR_<name>",
+			path, strings.Join(tp.Sensitive, ", ")))
+	}
+	s, cdiags := compile.Compile(p)
+	if cdiags.HasErrors() {
+		writeDiagnostics(diagStream(e, f.json), files, cdiags, f.json)
+		return nil, nil, nil, withCode(ExitInvalid, nil)
+	}
+	if s.Hash != tp.Schedule.Hash {
+		fmt.Fprintf(e.stderr, "Warning: %s was planned as schedule %s but compiles to %s now: a sensitive variable has another value than at plan time, so the requests differ.\n",
+			path, short(tp.Schedule.Hash), short(s.Hash))
+	}
+	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
+}
+
+// hclLiteral writes a stored variable value back as -var text: strings raw
+// (as -var takes them for string variables), anything else as JSON, which
+// is valid HCL expression syntax.
+func hclLiteral(v cty.Value) string {
+	if v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+		return v.AsString()
+	}
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
 }
 
 func sensitiveVars(p *plan.Plan) map[string]bool {

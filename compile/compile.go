@@ -89,7 +89,7 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		}
 		stages, total := makeStages(ld.Stages)
 		s.gen = &openGen{stages: stages, total: total, poisson: s.Arrival == plan.ArrivalPoisson,
-			seed: s.Seed, sel: sel, caps: newRateCaps(s.Entries)}
+			seed: s.Seed, sel: sel, caps: newCapPlans(ld.Stages, s.Entries, sel.share)}
 	default:
 		return nil, append(diags, errorAt(ld.DeclRange, "Unknown load model",
 			fmt.Sprintf("model %q is neither %q nor %q.", ld.Model, plan.ModelOpen, plan.ModelClosed))...)
@@ -198,9 +198,14 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		return len(s.Requests) - 1
 	}
 	for _, ep := range p.Endpoints {
-		ri := addRequest(ep.Name, &ep.Request, requestScope{})
-		e := Entry{Name: ep.Name, Weight: ep.Weight, MaxRate: ep.MaxRate, Data: -1,
-			Steps: []Step{{Name: ep.Name, Request: ri, Repeat: 1}}}
+		e := Entry{Name: ep.Name, Weight: ep.Weight, MaxRate: ep.MaxRate, Data: -1}
+		var scope requestScope
+		if di, ok := dataIndex[ep.Data]; ok && ep.Data != "" {
+			e.Data = di
+			scope.columns = s.Data[di].Columns
+		}
+		ri := addRequest(ep.Name, &ep.Request, scope)
+		e.Steps = []Step{{Name: ep.Name, Request: ri, Repeat: 1}}
 		if ri >= 0 {
 			e.Connection = s.Targets[s.Requests[ri].Target].Connection
 		}

@@ -9,38 +9,77 @@ type openGen struct {
 	poisson bool
 	seed    uint64
 	sel     *selector
-	caps    *rateCaps
+	caps    []capPlan
 }
 
 func (g *openGen) open() SlotSource {
-	return &openStream{g: g, arr: newArrivals(g.stages, g.total, g.poisson, g.seed), caps: g.caps.clone()}
+	s := &openStream{g: g, arr: newArrivals(g.stages, g.total, g.poisson, g.seed)}
+	s.caps, s.capOf = openCapStreams(g.caps, g.poisson, g.seed)
+	return s
 }
 
-// openStream is one pass over an open schedule.
+// openStream is one pass over an open schedule: the selection's stream
+// merged with the capped entries' own streams, in due order.
 type openStream struct {
-	g    *openGen
-	arr  arrivals
-	caps *rateCaps
-	cand uint64 // selections made so far, dropped slots included
+	g     *openGen
+	arr   arrivals
+	cand  uint64 // selections made so far, dropped ones included
+	main  Slot   // the selection stream's next slot, valid when have
+	have  bool
+	done  bool
+	caps  []capStream
+	capOf []int // entry → index into caps, -1 when uncapped
 }
 
 // Next fills dst with the next slots in due order.
 func (s *openStream) Next(dst []Slot) int {
 	n := 0
 	for n < len(dst) {
-		due, ok := s.arr.nextDue()
-		if !ok {
-			break
+		if !s.have && !s.done {
+			s.fetchMain()
 		}
-		e := s.g.sel.pick(s.cand)
-		s.cand++
-		if s.caps != nil && !s.caps.allow(e, due) {
-			continue
+		best := -1 // -1: the selection stream; ties go to it, for a stable order
+		var due int64
+		if s.have {
+			due = s.main.Due()
 		}
-		dst[n] = MakeSlot(due, e)
+		for i := range s.caps {
+			if c := &s.caps[i]; c.ok && (best == -1 && !s.have || c.next < due) {
+				best, due = i, c.next
+			}
+		}
+		switch {
+		case best >= 0:
+			dst[n] = MakeSlot(due, s.caps[best].plan.entry)
+			s.caps[best].advance()
+		case s.have:
+			dst[n] = s.main
+			s.have = false
+		default:
+			return n
+		}
 		n++
 	}
 	return n
+}
+
+// fetchMain takes the selection stream's next slot, skipping picks of
+// capped entries where their own stream stands in.
+func (s *openStream) fetchMain() {
+	for {
+		due, ok := s.arr.nextDue()
+		if !ok {
+			s.done = true
+			return
+		}
+		e := s.g.sel.pick(s.cand)
+		s.cand++
+		if s.capOf != nil && s.capOf[e] >= 0 && s.caps[s.capOf[e]].drops(due) {
+			continue
+		}
+		s.main, s.have = MakeSlot(due, e), true
+		return
+	}
 }
 
 // noSlots is the closed model's generator: it has no precomputed slots.

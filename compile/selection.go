@@ -60,6 +60,28 @@ func newSelector(kind string, weights []int, seed uint64) (*selector, error) {
 	return s, nil
 }
 
+// share is entry e's expected fraction of the selections.
+func (s *selector) share(e int) float64 {
+	switch s.rule {
+	case selectRoundRobin:
+		return 1 / float64(s.n)
+	case selectRandom:
+		total, prev := s.cum[len(s.cum)-1], uint64(0)
+		if e > 0 {
+			prev = s.cum[e-1]
+		}
+		return float64(s.cum[e]-prev) / float64(total)
+	default:
+		n := 0
+		for _, c := range s.cycle {
+			if int(c) == e {
+				n++
+			}
+		}
+		return float64(n) / float64(len(s.cycle))
+	}
+}
+
 // pick is the entry of the k-th selection.
 func (s *selector) pick(k uint64) int {
 	switch s.rule {

@@ -115,16 +115,13 @@ func requestsPerSession(e *Entry) int {
 }
 
 func summarizeClosed(s *Schedule, bucket int64, sum *Summary) {
-	total := 0
-	for _, e := range s.Entries {
-		total += e.Weight
+	sel := s.sel
+	if sel == nil {
+		sel = s.newSelector()
 	}
-	for _, e := range s.Entries {
-		es := EndpointSummary{Name: e.Name, Scenario: e.Scenario}
-		if total > 0 {
-			es.Share = float64(e.Weight) / float64(total)
-		}
-		sum.Endpoints = append(sum.Endpoints, es)
+	for i, e := range s.Entries {
+		// The selection rule's own share: round_robin ignores weights.
+		sum.Endpoints = append(sum.Endpoints, EndpointSummary{Name: e.Name, Scenario: e.Scenario, Share: sel.share(i)})
 	}
 	// Peak concurrency: sweep span starts and stops in time order.
 	type edge struct {

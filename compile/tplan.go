@@ -44,6 +44,8 @@ type TPlan struct {
 	Schedule *Schedule
 	// Sources are the plan's files, keyed by path as given.
 	Sources map[string][]byte
+	// PlanPath is the plan file or directory within Sources.
+	PlanPath string
 	// Variables holds each non-sensitive variable's value; see Values.
 	Variables map[string]TPlanVariable
 	// Sensitive lists the variables whose values were left out. When it is
@@ -96,6 +98,7 @@ type tplanHeader struct {
 	Users      []UserSpan               `json:"users,omitempty"`
 	Thresholds plan.Thresholds          `json:"thresholds"`
 	Sources    map[string][]byte        `json:"sources"`
+	PlanPath   string                   `json:"plan_path,omitempty"`
 	Variables  map[string]TPlanVariable `json:"variables,omitempty"`
 	Sensitive  []string                 `json:"sensitive,omitempty"`
 }
@@ -111,7 +114,7 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 		Selection: s.Selection, Arrival: s.Arrival, Count: s.Count,
 		DurationNS: int64(s.Duration), ThinkNS: int64(s.Think),
 		Targets: s.Targets, Requests: s.Requests, Entries: s.Entries, Data: s.Data, Users: s.Users,
-		Thresholds: s.Thresholds, Sources: p.Sources, Variables: map[string]TPlanVariable{},
+		Thresholds: s.Thresholds, Sources: p.Sources, PlanPath: p.Path, Variables: map[string]TPlanVariable{},
 	}
 	for _, v := range p.Variables {
 		if v.Sensitive {
@@ -242,7 +245,7 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (*TPlan, error) {
 		return nil, fmt.Errorf("tplan: schedule hash %s does not match the header's %s", hash, h.Hash)
 	}
 	s.stats = st
-	return &TPlan{Schedule: s, Sources: h.Sources, Variables: h.Variables, Sensitive: h.Sensitive}, nil
+	return &TPlan{Schedule: s, Sources: h.Sources, PlanPath: h.PlanPath, Variables: h.Variables, Sensitive: h.Sensitive}, nil
 }
 
 func decodeTPlanHeader(schema *arrow.Schema) (*tplanHeader, error) {

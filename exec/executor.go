@@ -28,6 +28,7 @@ type executor struct {
 	ring  *slotRing        // open model
 	pick  func(uint64) int // closed model selection
 	bucks []*bucket        // closed model per-entry max_rate, nil when uncapped
+	scen  *scenarios       // scenario entries and their sessions; nil without any
 
 	maxSample int
 	samples   sync.Map // sampleKey → struct{}: first response per key wins
@@ -137,5 +138,8 @@ func (ex *executor) startClosed(session *atomic.Uint64) {
 	}
 }
 
-// wait blocks until every worker is done.
-func (ex *executor) wait() { ex.wg.Wait() }
+// wait blocks until every worker, and then every session, is done.
+func (ex *executor) wait() {
+	ex.wg.Wait()
+	ex.scen.wait()
+}

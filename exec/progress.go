@@ -68,7 +68,7 @@ func (m *monitor) tick() {
 func (m *monitor) print(now int64) {
 	sent, done, failed := m.sums()
 	rate := 0.0
-	if dt := now - m.lastAt; dt > 0 && m.lastAt > 0 {
+	if dt := now - m.lastAt; dt > 0 { // lastAt starts at the run start (0)
 		rate = float64(done-m.lastDone) / (float64(dt) / 1e9)
 	}
 	m.lastAt, m.lastDone = now, done

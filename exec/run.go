@@ -117,6 +117,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return nil, err
 	}
 	ex.reqs = reqs
+	if ex.scen, err = newScenarios(ex); err != nil {
+		return nil, err
+	}
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
 	if err != nil {
@@ -129,6 +132,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
+		Scenarios: scenarioSteps(s),
 	}, names)
 	if err != nil {
 		return nil, err
@@ -210,11 +214,16 @@ func check(s *compile.Schedule) error {
 		return fmt.Errorf("the schedule has no endpoints")
 	}
 	for _, e := range s.Entries {
-		if e.Scenario || len(e.Steps) != 1 {
-			return fmt.Errorf("entry %q: scenario sessions are not supported by this executor; run endpoints", e.Name)
+		if !e.Scenario && len(e.Steps) != 1 {
+			return fmt.Errorf("endpoint %q has %d steps, an endpoint has exactly one; recompile the plan", e.Name, len(e.Steps))
 		}
-		if r := e.Steps[0].Request; r < 0 || r >= len(s.Requests) {
-			return fmt.Errorf("entry %q names request %d, the schedule has %d", e.Name, r, len(s.Requests))
+		if e.Scenario && len(e.Steps) == 0 {
+			return fmt.Errorf("scenario %q has no steps; give it at least one step block", e.Name)
+		}
+		for _, st := range e.Steps {
+			if r := st.Request; r < 0 || r >= len(s.Requests) {
+				return fmt.Errorf("entry %q names request %d, the schedule has %d; recompile the plan", e.Name, r, len(s.Requests))
+			}
 		}
 	}
 	if s.Model != compile.Open && s.Model != compile.Closed {

@@ -301,7 +301,10 @@ func TestClosedModel(t *testing.T) {
 	s.Users = []compile.UserSpan{{Start: 0, Stop: int64(time.Second)}, {Start: 0, Stop: int64(time.Second)}, {Start: int64(500 * time.Millisecond), Stop: int64(time.Second)}}
 	s.Entries[0].MaxRate = 100
 	out, rows := run(t, s, Options{})
-	if len(rows) < 90 || len(rows) > 105 {
+	// The cap must hold (at most 100/s plus the bucket's one token); the
+	// floor only checks the users were not starved, with room for a loaded
+	// 2-core CI machine running tests in parallel under -race.
+	if len(rows) < 60 || len(rows) > 105 {
 		t.Fatalf("%d requests in 1 s at max_rate 100", len(rows))
 	}
 	if out.OK != int64(len(rows)) || !out.Passed() {

@@ -14,6 +14,7 @@ import (
 func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 	defer w.flush()
 	ex := w.ex
+	sessions := newSessionRunner(w)
 	if !w.waitUntil(span.Start) {
 		return
 	}
@@ -26,7 +27,12 @@ func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 			}
 			continue
 		}
-		w.send(k, entry, ex.clock.now())
+		if ex.s.Entries[entry].Scenario {
+			// A session started before the user's stop may finish within the grace.
+			sessions.run(k, entry, ex.clock.now(), span.Stop+int64(ex.grace))
+		} else {
+			w.send(k, entry, ex.clock.now())
+		}
 		if ex.s.Think > 0 && !w.waitUntil(ex.clock.now()+int64(ex.s.Think)) {
 			return
 		}

@@ -72,6 +72,10 @@ func (w *worker) runOpen() {
 			w.notSent(k, e, due)
 			continue
 		}
+		if ex.s.Entries[e].Scenario {
+			ex.scen.pool.start(w, k, e, due)
+			continue
+		}
 		w.send(k, e, due)
 	}
 	w.flush()
@@ -168,6 +172,10 @@ func clampU32(n int64) uint32 {
 
 // notSent records a slot that was never started.
 func (w *worker) notSent(k uint64, entry int, due int64) {
+	if w.ex.scen != nil && w.ex.scen.byEntry[entry] != nil {
+		w.sessionNotSent(k, w.ex.scen.byEntry[entry], due)
+		return
+	}
 	pr := &w.ex.reqs[w.ex.s.Entries[entry].Steps[0].Request]
 	w.append(results.Row{Slot: k, Scheduled: due, Sent: -1, Latency: -1, Service: -1,
 		Endpoint: pr.endpoint, Error: results.NotSent})

@@ -65,21 +65,44 @@ func (t *holeTable) lookup(body string) (Hole, bool) {
 
 // jsonEscaped rewrites every sentinel in s, which is jsonencode's output, to
 // one whose hole is filled JSON-escaped: every hole is a string, so in JSON
-// output it always sits inside a string literal. A hole that is already
-// JSON-escaped would need escaping twice, which the splice cannot express.
+// output it always sits inside a string literal. A numeric hole (seq,
+// random_int()) that is a whole string literal loses its quotes, so
+// jsonencode({n = seq}) sends a JSON number, as it would for a number. A
+// hole that is already JSON-escaped would need escaping twice, which the
+// splice cannot express.
 func (t *holeTable) jsonEscaped(s string) (string, bool) {
 	if !strings.Contains(s, holeOpen) {
 		return s, true
 	}
-	var b strings.Builder
+	type piece struct {
+		lit  string
+		hole *Hole
+	}
+	var pieces []piece
 	ok := true
-	t.split(s, func(lit string) { b.WriteString(lit) }, func(h Hole) {
+	t.split(s, func(lit string) { pieces = append(pieces, piece{lit: lit}) }, func(h Hole) {
 		if h.JSONEscape {
 			ok = false
 		}
 		h.JSONEscape = true
-		b.WriteString(t.sentinel(h))
+		pieces = append(pieces, piece{hole: &h})
 	})
+	for i, p := range pieces {
+		numeric := p.hole != nil && (p.hole.Kind == HoleSeq || p.hole.Kind == HoleRandomInt)
+		if numeric && i > 0 && i+1 < len(pieces) && pieces[i-1].hole == nil && pieces[i+1].hole == nil &&
+			strings.HasSuffix(pieces[i-1].lit, `"`) && strings.HasPrefix(pieces[i+1].lit, `"`) {
+			pieces[i-1].lit = strings.TrimSuffix(pieces[i-1].lit, `"`)
+			pieces[i+1].lit = strings.TrimPrefix(pieces[i+1].lit, `"`)
+		}
+	}
+	var b strings.Builder
+	for _, p := range pieces {
+		if p.hole != nil {
+			b.WriteString(t.sentinel(*p.hole))
+		} else {
+			b.WriteString(p.lit)
+		}
+	}
 	return b.String(), ok
 }
 

@@ -117,7 +117,7 @@ func (l *loader) load() *Plan {
 		// would mostly repeat the syntax error in other words.
 		return nil
 	}
-	p := &Plan{Name: name, Sources: l.sources}
+	p := &Plan{Name: name, Sources: l.sources, Path: l.path}
 	p.Variables = l.decodeVariables(all["variable"])
 	p.Data = decodeAll(l, all["data"], l.decodeDataBlock)
 	p.Targets = decodeAll(l, all["target"], l.decodeTargetBlock)

@@ -19,6 +19,8 @@ type Plan struct {
 	// Sources holds every file the plan was read from (plan files, CSV data,
 	// file() arguments), keyed by the path as given, so a .tplan can carry them.
 	Sources map[string][]byte
+	// Path is the plan file or directory it was loaded from, as given.
+	Path string
 
 	Variables  []*Variable
 	Targets    []*Target

@@ -1,5 +1,7 @@
 package report
 
+import "slices"
+
 // Change is a difference from the baseline: current − baseline, and that
 // difference relative to the baseline (nil when the baseline is zero).
 type Change struct {
@@ -22,6 +24,9 @@ type Delta struct {
 	ErrorRate     Change            `json:"error_rate"`
 	Latency       map[string]Change `json:"latency_ms"`
 	Service       map[string]Change `json:"service_ms"`
+	// Scenarios compares the session durations (p50 and p99) of each
+	// scenario that both runs have, by name; left out when there is none.
+	Scenarios map[string]map[string]Change `json:"scenarios,omitempty"`
 }
 
 // percentileFields names Percentiles' values in report order.
@@ -51,5 +56,30 @@ func NewDelta(cur, base *Summary) *Delta {
 		ErrorRate:     change(cur.ErrorRate, base.ErrorRate),
 		Latency:       percentileChanges(cur.Latency, base.Latency),
 		Service:       percentileChanges(cur.Service, base.Service),
+		Scenarios:     scenarioChanges(cur.Scenarios, base.Scenarios),
 	}
+}
+
+// sessionQuantiles are the session percentiles a baseline comparison shows:
+// the typical session and its tail.
+var sessionQuantiles = []string{"p50", "p99"}
+
+func scenarioChanges(cur, base []ScenarioSummary) map[string]map[string]Change {
+	var out map[string]map[string]Change
+	for _, c := range cur {
+		i := slices.IndexFunc(base, func(b ScenarioSummary) bool { return b.Name == c.Name })
+		if i < 0 {
+			continue
+		}
+		all := percentileChanges(c.Session, base[i].Session)
+		m := map[string]Change{}
+		for _, q := range sessionQuantiles {
+			m[q] = all[q]
+		}
+		if out == nil {
+			out = map[string]map[string]Change{}
+		}
+		out[c.Name] = m
+	}
+	return out
 }

@@ -19,18 +19,24 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 func TestGolden(t *testing.T) {
 	run := writeRun(t, synth.Spec{Rows: 5000, Seed: 7, Rate: 1000})
 	base := writeRun(t, synth.Spec{Rows: 4000, Seed: 8, Rate: 1000})
+	scenarios := writeRun(t, synth.Spec{Rows: 3000, Seed: 7, Rate: 1000, Sessions: true, BatchRows: 500})
+	scenarioBase := writeRun(t, synth.Spec{Rows: 2000, Seed: 8, Rate: 1000, Sessions: true})
 	for _, c := range []struct {
 		name   string
+		run    string
 		format Format
 		opts   Options
 	}{
-		{"report.txt", Text, Options{}},
-		{"report.md", Markdown, Options{}},
-		{"baseline.txt", Text, Options{Baseline: []string{base}}},
-		{"baseline.md", Markdown, Options{Baseline: []string{base}}},
+		{"report.txt", run, Text, Options{}},
+		{"report.md", run, Markdown, Options{}},
+		{"baseline.txt", run, Text, Options{Baseline: []string{base}}},
+		{"baseline.md", run, Markdown, Options{Baseline: []string{base}}},
+		{"scenarios.txt", scenarios, Text, Options{}},
+		{"scenarios.md", scenarios, Markdown, Options{}},
+		{"scenarios-baseline.txt", scenarios, Text, Options{Baseline: []string{scenarioBase}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rep, err := Build([]string{run}, c.opts)
+			rep, err := Build([]string{c.run}, c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,36 +48,8 @@ func computeTruth(s synth.Spec) *truth {
 		if !s.Owns(k) {
 			continue
 		}
-		r := synth.Row(s.Seed, s.Rate, k)
-		name := synth.Endpoints[r.Endpoint]
-		ep := tr.endpoints[name]
-		if ep == nil {
-			ep = &endpointTruth{status: map[string]int64{}}
-			tr.endpoints[name] = ep
-		}
-		tr.requests++
-		ep.requests++
-		st := strconv.Itoa(int(r.Status))
-		tr.status[st]++
-		ep.status[st]++
-		if r.Error != results.None {
-			tr.errorKinds[r.Error.String()]++
-		}
-		if r.Sent >= 0 {
-			tr.sent++
-		}
-		tr.firstDue = min(tr.firstDue, r.Scheduled)
-		if r.Latency < 0 {
-			continue
-		}
-		tr.completed++
-		tr.lastEnd = max(tr.lastEnd, r.Scheduled+r.Latency)
-		tr.latency = append(tr.latency, r.Latency)
-		tr.service = append(tr.service, r.Service)
-		ep.latency = append(ep.latency, r.Latency)
-		if r.Error == results.None && results.ExpectsStatus(synth.Expect[name], int(r.Status)) {
-			tr.ok++
-			ep.ok++
+		for _, r := range s.SlotRows(k) {
+			tr.addRow(s.EndpointNames()[r.Endpoint], r)
 		}
 	}
 	slices.Sort(tr.latency)
@@ -86,6 +58,39 @@ func computeTruth(s synth.Spec) *truth {
 		slices.Sort(ep.latency)
 	}
 	return tr
+}
+
+// addRow counts one row of endpoint name.
+func (tr *truth) addRow(name string, r results.Row) {
+	ep := tr.endpoints[name]
+	if ep == nil {
+		ep = &endpointTruth{status: map[string]int64{}}
+		tr.endpoints[name] = ep
+	}
+	tr.requests++
+	ep.requests++
+	st := strconv.Itoa(int(r.Status))
+	tr.status[st]++
+	ep.status[st]++
+	if r.Error != results.None {
+		tr.errorKinds[r.Error.String()]++
+	}
+	if r.Sent >= 0 {
+		tr.sent++
+	}
+	tr.firstDue = min(tr.firstDue, r.Scheduled)
+	if r.Latency < 0 {
+		return
+	}
+	tr.completed++
+	tr.lastEnd = max(tr.lastEnd, r.Scheduled+r.Latency)
+	tr.latency = append(tr.latency, r.Latency)
+	tr.service = append(tr.service, r.Service)
+	ep.latency = append(ep.latency, r.Latency)
+	if r.Error == results.None && results.ExpectsStatus(synth.Expect[name], int(r.Status)) {
+		tr.ok++
+		ep.ok++
+	}
 }
 
 // rank is the nearest-rank q-quantile of sorted values, in ms.

@@ -98,6 +98,11 @@ func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
 	var warnings []string
 	var infos []ShardInfo
 	for i, r := range readers {
+		if err := t.sessions.use(r.Meta.Scenarios); err != nil {
+			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
+		}
+	}
+	for i, r := range readers {
 		before := t.rows
 		for {
 			b, ok := r.Next()

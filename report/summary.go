@@ -26,6 +26,8 @@ type Summary struct {
 	ErrorKinds    map[string]int64  `json:"error_kinds"`
 	Endpoints     []EndpointSummary `json:"endpoints"`
 	Thresholds    []ThresholdResult `json:"thresholds"`
+	// Scenarios is left out when the run has none.
+	Scenarios []ScenarioSummary `json:"scenarios,omitempty"`
 
 	Run        RunInfo     `json:"run"`
 	Completed  int64       `json:"completed"` // rows with a response
@@ -141,6 +143,7 @@ type tally struct {
 	latency    *latencyHistogram
 	service    *latencyHistogram
 	series     series
+	sessions   *sessionTracker
 
 	sent, completed   int64
 	bytesOut, bytesIn int64
@@ -149,6 +152,7 @@ type tally struct {
 
 	// Per-batch translation of the batch's dictionary indices.
 	epOf  []*endpointTally
+	scnOf []int32 // scenario of each endpoint index, -1 for none
 	errOf []string
 	errN  []int64
 }
@@ -159,6 +163,7 @@ func newTally() *tally {
 		errorKinds: map[string]int64{},
 		latency:    newLatencyHistogram(),
 		service:    newLatencyHistogram(),
+		sessions:   newSessionTracker(),
 		firstDue:   1<<63 - 1,
 		lastEnd:    -1 << 63,
 	}
@@ -177,9 +182,10 @@ func (t *tally) endpoint(name string, expect map[string][]int) *endpointTally {
 
 // add folds one batch in. expect is the batch's file's Meta.Expect.
 func (t *tally) add(b *results.Batch, expect map[string][]int) error {
-	t.epOf = t.epOf[:0]
+	t.epOf, t.scnOf = t.epOf[:0], t.scnOf[:0]
 	for _, name := range b.EndpointNames {
 		t.epOf = append(t.epOf, t.endpoint(name, expect))
+		t.scnOf = append(t.scnOf, t.sessions.scenarioOf(name))
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
 	t.errN = grow(t.errN, len(b.ErrorNames))
@@ -205,6 +211,12 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		lat := b.Latency[i]
 		if lat < 0 {
 			t.series.add(due, -1, false)
+			if sc := t.scnOf[ei]; sc >= 0 {
+				// No response: the session's last known instant is the send, or the due instant.
+				if err := t.sessions.add(sc, b.Slot[i], due, max(due, b.Sent[i]), false); err != nil {
+					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+				}
+			}
 			continue
 		}
 		end := due + lat
@@ -220,6 +232,11 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 			ep.ok++
 		}
 		t.series.add(end, lat, ok)
+		if sc := t.scnOf[ei]; sc >= 0 {
+			if err := t.sessions.add(sc, b.Slot[i], due, end, ok); err != nil {
+				return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+			}
+		}
 	}
 	for xi, n := range errN {
 		if n > 0 && t.errOf[xi] != "" {
@@ -253,6 +270,7 @@ func (t *tally) summary() Summary {
 		ErrorKinds: maps.Clone(t.errorKinds),
 		Series:     t.series.seconds(),
 		Endpoints:  []EndpointSummary{},
+		Scenarios:  t.sessions.summaries(),
 	}
 	slices.SortFunc(t.endpoints, func(a, b *endpointTally) int {
 		if a.name < b.name {

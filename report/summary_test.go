@@ -9,7 +9,13 @@ import (
 )
 
 func TestSummaryMatchesTruth(t *testing.T) {
-	spec := synth.Spec{Rows: 300_000, Seed: 3, Rate: 5000}
+	checkAgainstTruth(t, synth.Spec{Rows: 300_000, Seed: 3, Rate: 5000})
+}
+
+// checkAgainstTruth builds a report of spec's run and compares every count
+// and distribution with computeTruth.
+func checkAgainstTruth(t *testing.T, spec synth.Spec) {
+	t.Helper()
 	rep, err := Build([]string{writeRun(t, spec)}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,9 @@ func (r *Report) sections() []section {
 	if r.Baseline != nil {
 		out = append(out, r.comparison())
 	}
+	if len(s.Scenarios) > 0 {
+		out = append(out, scenarioSection(s))
+	}
 	out = append(out, endpointSection(s), statusSection(s))
 	if len(s.ErrorKinds) > 0 {
 		out = append(out, errorSection(s))
@@ -108,19 +111,112 @@ func (r *Report) comparison() section {
 	for i, f := range percentileFields(cur.Latency) {
 		sec.Rows = append(sec.Rows, []string{"latency " + f.Name + " (ms)", millis(f.Value), millis(bf[i].Value), changeText(d.Latency[f.Name], "%+.3f")})
 	}
+	for _, sc := range cur.Scenarios {
+		changes, ok := d.Scenarios[sc.Name]
+		if !ok {
+			continue
+		}
+		bi := slices.IndexFunc(base.Scenarios, func(b ScenarioSummary) bool { return b.Name == sc.Name })
+		cf, bf := percentileFields(sc.Session), percentileFields(base.Scenarios[bi].Session)
+		for i, f := range cf {
+			if c, ok := changes[f.Name]; ok {
+				sec.Rows = append(sec.Rows, []string{sc.Name + " session " + f.Name + " (ms)", millis(f.Value), millis(bf[i].Value), changeText(c, "%+.3f")})
+			}
+		}
+	}
 	return sec
 }
 
+// endpointSection lists the endpoints; when the run has scenarios, a first
+// column names each step's scenario (on its first step only, so the steps
+// read as a group) and the steps follow the plain endpoints in step order.
 func endpointSection(s *Summary) section {
-	sec := section{Title: "Endpoints", Header: []string{"endpoint", "requests", "ok", "errors", "p50 ms", "p90 ms", "p99 ms", "max ms", "status"}, Align: "lrrrrrrrl"}
-	for _, e := range s.Endpoints {
-		var st []string
-		for _, c := range sortedStatus(e.Status) {
-			st = append(st, fmt.Sprintf("%d×%d", c.Status, c.Count))
-		}
-		sec.Rows = append(sec.Rows, []string{e.Name, count(e.Requests), count(e.OK), count(e.Errors),
-			millis(e.Latency.P50), millis(e.Latency.P90), millis(e.Latency.P99), millis(e.Latency.Max), strings.Join(st, " ")})
+	header := []string{"endpoint", "requests", "ok", "errors", "p50 ms", "p90 ms", "p99 ms", "max ms", "status"}
+	sec := section{Title: "Endpoints", Header: header, Align: "lrrrrrrrl"}
+	if len(s.Scenarios) > 0 {
+		sec.Header = append([]string{"scenario"}, header...)
+		sec.Align = "l" + sec.Align
 	}
+	for _, g := range groupEndpoints(s) {
+		for i, e := range g.endpoints {
+			row := endpointRow(e)
+			if len(s.Scenarios) > 0 {
+				scenario := ""
+				if i == 0 {
+					scenario = g.scenario
+				}
+				if g.scenario != "" {
+					row[0] = strings.TrimPrefix(e.Name, g.scenario+".")
+				}
+				row = append([]string{scenario}, row...)
+			}
+			sec.Rows = append(sec.Rows, row)
+		}
+	}
+	return sec
+}
+
+func endpointRow(e EndpointSummary) []string {
+	var st []string
+	for _, c := range sortedStatus(e.Status) {
+		st = append(st, fmt.Sprintf("%d×%d", c.Status, c.Count))
+	}
+	return []string{e.Name, count(e.Requests), count(e.OK), count(e.Errors),
+		millis(e.Latency.P50), millis(e.Latency.P90), millis(e.Latency.P99), millis(e.Latency.Max), strings.Join(st, " ")}
+}
+
+// endpointGroup is the endpoints of one scenario, or ("") those of none.
+type endpointGroup struct {
+	scenario  string
+	endpoints []EndpointSummary
+}
+
+// groupEndpoints puts the plain endpoints first (by name), then each
+// scenario's steps in step order; a step without rows is left out.
+func groupEndpoints(s *Summary) []endpointGroup {
+	byName := map[string]EndpointSummary{}
+	for _, e := range s.Endpoints {
+		byName[e.Name] = e
+	}
+	inScenario := map[string]bool{}
+	var groups []endpointGroup
+	for _, sc := range s.Scenarios {
+		g := endpointGroup{scenario: sc.Name}
+		for _, name := range sc.Steps {
+			if e, ok := byName[name]; ok && !inScenario[name] {
+				g.endpoints = append(g.endpoints, e)
+				inScenario[name] = true
+			}
+		}
+		if len(g.endpoints) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	plain := endpointGroup{}
+	for _, e := range s.Endpoints {
+		if !inScenario[e.Name] {
+			plain.endpoints = append(plain.endpoints, e)
+		}
+	}
+	if len(plain.endpoints) > 0 {
+		groups = append([]endpointGroup{plain}, groups...)
+	}
+	return groups
+}
+
+// scenarioSection reports each scenario's sessions; their steps are in the
+// Endpoints table.
+func scenarioSection(s *Summary) section {
+	sec := section{Title: "Scenarios", Header: []string{"scenario", "sessions", "completed", "failed", "req/session",
+		"min ms", "mean ms", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"}}
+	for _, sc := range s.Scenarios {
+		p := sc.Session
+		sec.Rows = append(sec.Rows, []string{sc.Name, count(sc.Sessions), count(sc.Completed), count(sc.Failed),
+			fmt.Sprintf("%.2f", sc.RequestsPerSession),
+			millis(p.Min), millis(p.Mean), millis(p.P50), millis(p.P90), millis(p.P95), millis(p.P99), millis(p.Max)})
+	}
+	sec.Notes = []string{"a session is the rows of one slot; it completed when every request was ok",
+		"session durations run from the first due instant to the last response, failed sessions included"}
 	return sec
 }
 

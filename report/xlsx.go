@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -14,10 +15,14 @@ const (
 	SheetEndpoints = "Endpoint Summary"
 	SheetStatus    = "Status Code Distribution"
 	SheetSamples   = "Sampled Responses"
+	// SheetScenarios comes after the four required sheets, and only when
+	// the run has scenarios, so readers that find sheets by position still
+	// find the four where they expect them.
+	SheetScenarios = "Scenario Summary"
 )
 
-// WriteXLSX writes the report as a workbook with the four summary sheets.
-// Numbers are stored as numbers so they can be charted and summed.
+// WriteXLSX writes the report as a workbook with the four summary sheets,
+// plus the scenario sheet when the run has scenarios. Numbers are stored as numbers so they can be charted and summed.
 func (r *Report) WriteXLSX(w io.Writer) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -29,6 +34,12 @@ func (r *Report) WriteXLSX(w io.Writer) error {
 		{SheetEndpoints, r.endpointRows()},
 		{SheetStatus, r.statusRows()},
 		{SheetSamples, r.sampleRows()},
+	}
+	if len(r.Scenarios) > 0 {
+		sheets = append(sheets, struct {
+			name string
+			rows [][]any
+		}{SheetScenarios, r.scenarioRows()})
 	}
 	for i, sh := range sheets {
 		if i == 0 {
@@ -122,6 +133,19 @@ func (r *Report) sampleRows() [][]any {
 	rows := [][]any{{"endpoint", "status", "error", "body_size", "headers", "body"}}
 	for _, s := range r.Samples {
 		rows = append(rows, []any{s.Endpoint, s.Status, s.Error, s.BodySize, s.Headers, s.Body})
+	}
+	return rows
+}
+
+func (r *Report) scenarioRows() [][]any {
+	rows := [][]any{{"scenario", "steps", "sessions", "completed", "failed", "requests_per_session",
+		"session_min_ms", "session_mean_ms", "session_p50_ms", "session_p90_ms", "session_p95_ms", "session_p99_ms", "session_p999_ms", "session_max_ms"}}
+	for _, sc := range r.Scenarios {
+		row := []any{sc.Name, strings.Join(sc.Steps, ", "), sc.Sessions, sc.Completed, sc.Failed, sc.RequestsPerSession}
+		for _, f := range percentileFields(sc.Session) {
+			row = append(row, f.Value)
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

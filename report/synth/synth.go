@@ -1,5 +1,5 @@
-// Package synth makes synthetic result files whose truth is known: every
-// row is a pure function of (seed, slot), so a test can recompute any row,
+// Package synth makes synthetic result files whose truth is known: a slot's
+// rows are a pure function of (seed, slot), so a test can recompute any row,
 // a shard holds exactly the rows of the whole run with its stripe's slots,
 // and benchmarks can write millions of rows without holding them.
 package synth
@@ -27,6 +27,12 @@ type Spec struct {
 	Rate  float64 // requests per second (open model, uniform arrivals)
 	Shard results.Shard
 	Hash  string // schedule hash written into the metadata
+	// Sessions makes about a quarter of the slots scenario sessions (see
+	// SessionRows) and writes Meta.Scenarios.
+	Sessions bool
+	// BatchRows is the rows per record batch; 0 means results.BatchRows.
+	// Small batches split sessions across batches.
+	BatchRows int
 }
 
 // Meta is the results metadata of s.
@@ -35,10 +41,31 @@ func (s Spec) Meta() results.Meta {
 	if hash == "" {
 		hash = fmt.Sprintf("synthetic-%d-%d", s.Seed, s.Rows)
 	}
-	return results.Meta{
+	m := results.Meta{
 		Version: "synthetic", RunID: fmt.Sprintf("synth-%d", s.Seed), StartUnixNs: 1767225600000000000,
 		ScheduleHash: hash, Seed: s.Seed, Shard: s.Shard, PlanName: "synthetic", Expect: Expect,
 	}
+	if s.Sessions {
+		m.Scenarios = Scenarios
+	}
+	return m
+}
+
+// EndpointNames are the endpoints of s's results file; Row.Endpoint
+// indexes them.
+func (s Spec) EndpointNames() []string {
+	if s.Sessions {
+		return sessionEndpoints
+	}
+	return Endpoints
+}
+
+// SlotRows is slot k's rows: one request, or a session's requests.
+func (s Spec) SlotRows(k uint64) []results.Row {
+	if s.Sessions && isSession(s.Seed, k) {
+		return SessionRows(s.Seed, s.Rate, k)
+	}
+	return []results.Row{Row(s.Seed, s.Rate, k)}
 }
 
 // rng is splitmix64: a counter-based generator, so row k needs no state
@@ -134,6 +161,11 @@ func WriteRun(dir string, s Spec) (int, error) {
 	return n, os.WriteFile(filepath.Join(dir, "meta.json"), meta, 0o644)
 }
 
+// sessionLag is how many slots later the second half of a session's rows
+// is written: an executor records rows as responses arrive, so sessions
+// interleave and one session's rows can land in different batches.
+const sessionLag = 64
+
 // WriteResults writes s's rows to one results file, batch by batch.
 func WriteResults(path string, s Spec) (int, error) {
 	f, err := os.Create(path)
@@ -141,23 +173,57 @@ func WriteResults(path string, s Spec) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	w, err := results.NewWriter(f, s.Meta(), Endpoints)
+	w, err := results.NewWriter(f, s.Meta(), s.EndpointNames())
 	if err != nil {
 		return 0, err
 	}
-	batch := make([]results.Row, 0, results.BatchRows)
+	size := s.BatchRows
+	if size <= 0 {
+		size = results.BatchRows
+	}
+	batch := make([]results.Row, 0, size)
 	written := 0
+	emit := func(rows []results.Row) error {
+		for _, r := range rows {
+			batch = append(batch, r)
+			if len(batch) == cap(batch) {
+				if err := w.Write(batch); err != nil {
+					return err
+				}
+				written += len(batch)
+				batch = batch[:0]
+			}
+		}
+		return nil
+	}
+	type delayed struct {
+		at   uint64
+		rows []results.Row
+	}
+	var later []delayed // in order of at
 	for k := uint64(0); k < uint64(s.Rows); k++ {
+		for len(later) > 0 && later[0].at <= k {
+			if err := emit(later[0].rows); err != nil {
+				return written, err
+			}
+			later = later[1:]
+		}
 		if !s.Owns(k) {
 			continue
 		}
-		batch = append(batch, Row(s.Seed, s.Rate, k))
-		if len(batch) == cap(batch) {
-			if err := w.Write(batch); err != nil {
-				return written, err
-			}
-			written += len(batch)
-			batch = batch[:0]
+		rows := s.SlotRows(k)
+		half := (len(rows) + 1) / 2
+		if len(rows) > 1 {
+			later = append(later, delayed{k + sessionLag, rows[half:]})
+			rows = rows[:half]
+		}
+		if err := emit(rows); err != nil {
+			return written, err
+		}
+	}
+	for _, d := range later {
+		if err := emit(d.rows); err != nil {
+			return written, err
 		}
 	}
 	if err := w.Write(batch); err != nil {

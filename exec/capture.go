@@ -1,0 +1,161 @@
+package exec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/plan"
+)
+
+// capturer takes one named value from a step's response into a session's
+// capture slot. It is built once per run (regexes compiled, JSON paths
+// parsed) and shared read-only by every session.
+type capturer struct {
+	index  int // the session's capture slot
+	kind   plan.CaptureKind
+	path   []pathElem     // json
+	header string         // header
+	re     *regexp.Regexp // regex
+}
+
+// pathElem is one step of a JSON path: an object key or an array index.
+type pathElem struct {
+	key   string
+	index int // >= 0: an array index, and key is unused
+}
+
+// newCapturer compiles a capture; the error says which capture is wrong and how.
+func newCapturer(c compile.Capture) (capturer, error) {
+	cp := capturer{index: c.Index, kind: c.Kind}
+	var err error
+	switch c.Kind {
+	case plan.CaptureJSON:
+		cp.path, err = parseJSONPath(c.Expr)
+	case plan.CaptureHeader:
+		cp.header = c.Expr
+	case plan.CaptureRegex:
+		cp.re, err = regexp.Compile(c.Expr)
+	default:
+		err = fmt.Errorf("unknown capture kind %d; recompile the plan with this tressi", c.Kind)
+	}
+	if err != nil {
+		return cp, fmt.Errorf("capture %q: %w", c.Name, err)
+	}
+	return cp, nil
+}
+
+// parseJSONPath parses a dotted path with [index] steps, such as
+// "data.items[0].id"; a leading "$." is allowed.
+func parseJSONPath(s string) ([]pathElem, error) {
+	hint := fmt.Sprintf("json(%q): write a path such as \"data.token\" or \"items[0].id\"", s)
+	rest := strings.TrimPrefix(strings.TrimPrefix(s, "$"), ".")
+	if rest == "" {
+		return nil, fmt.Errorf("%s", hint)
+	}
+	var path []pathElem
+	for rest != "" {
+		if rest[0] == '[' {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("%s: unclosed [", hint)
+			}
+			n, err := strconv.Atoi(rest[1:end])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%s: [%s] is not an array index", hint, rest[1:end])
+			}
+			path = append(path, pathElem{index: n})
+			rest = rest[end+1:]
+		} else {
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("%s: empty key", hint)
+			}
+			path = append(path, pathElem{key: rest[:end], index: -1})
+			rest = rest[end:]
+		}
+		if strings.HasPrefix(rest, ".") {
+			rest = rest[1:]
+			if rest == "" || rest[0] == '.' || rest[0] == '[' {
+				return nil, fmt.Errorf("%s: empty key", hint)
+			}
+		}
+	}
+	return path, nil
+}
+
+// extract appends the captured value to dst and reports whether there was
+// one. An empty value counts as missing: a later request must never go out
+// with a hole filled by nothing (an "Authorization: Bearer " header).
+func (c *capturer) extract(dst []byte, resp *fasthttp.Response) ([]byte, bool) {
+	var v []byte
+	switch c.kind {
+	case plan.CaptureJSON:
+		v = jsonLookup(resp.Body(), c.path)
+	case plan.CaptureHeader:
+		v = resp.Header.Peek(c.header)
+	case plan.CaptureRegex:
+		body := resp.Body()
+		m := c.re.FindSubmatchIndex(body)
+		switch {
+		case m == nil:
+		case len(m) >= 4 && m[2] >= 0:
+			v = body[m[2]:m[3]]
+		default:
+			v = body[m[0]:m[1]]
+		}
+	}
+	if len(v) == 0 {
+		return dst, false
+	}
+	return append(dst, v...), true
+}
+
+// jsonLookup returns the value at path in body: a string's text unquoted,
+// any other value as its JSON text; nil when absent, null or not JSON.
+func jsonLookup(body []byte, path []pathElem) []byte {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil
+	}
+	for _, p := range path {
+		if p.index >= 0 {
+			a, ok := v.([]any)
+			if !ok || p.index >= len(a) {
+				return nil
+			}
+			v = a[p.index]
+			continue
+		}
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if v, ok = o[p.key]; !ok {
+			return nil
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		return []byte(x)
+	case json.Number:
+		return []byte(x)
+	case bool:
+		return strconv.AppendBool(nil, x)
+	}
+	b, _ := json.Marshal(v) // decoded JSON always marshals back
+	return b
+}

@@ -1,0 +1,301 @@
+package exec
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// scenarios is what the executor needs to run sessions: each scenario
+// entry made ready, the per-target limits on sessions holding their own
+// connection, and (open model) the pool sessions run on.
+type scenarios struct {
+	byEntry []*scenario // nil for endpoint entries
+	conns   []sessionSlots
+	pool    *sessionPool // open model only
+}
+
+// scenario is one scenario entry made ready to run.
+type scenario struct {
+	steps    []sessionStep
+	captures int  // capture slots of a session
+	ownConn  bool // connection = "session": each session dials its own
+}
+
+// sessionStep is a step with its prepared request, its compiled captures
+// and the capture slots its request needs filled.
+type sessionStep struct {
+	req     *preparedRequest
+	repeat  int
+	think   int64
+	capture []capturer
+	needs   []int
+}
+
+// newScenarios prepares the schedule's scenario entries; nil when it has
+// none. Capture regexes are compiled here, once per run.
+func newScenarios(ex *executor) (*scenarios, error) {
+	s := ex.s
+	sc := &scenarios{byEntry: make([]*scenario, len(s.Entries))}
+	found := false
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if !e.Scenario {
+			continue
+		}
+		found = true
+		p := &scenario{ownConn: e.Connection == plan.ConnectionSession}
+		for _, st := range e.Steps {
+			ss := sessionStep{req: &ex.reqs[st.Request], repeat: max(st.Repeat, 1), think: int64(max(st.Think, 0))}
+			for _, c := range st.Captures {
+				cp, err := newCapturer(c)
+				if err != nil {
+					return nil, fmt.Errorf("scenario %q step %q: %w", e.Name, st.Name, err)
+				}
+				p.captures = max(p.captures, c.Index+1)
+				ss.capture = append(ss.capture, cp)
+			}
+			ss.needs = capturesUsed(ss.req.spec)
+			for _, n := range ss.needs {
+				p.captures = max(p.captures, n+1)
+			}
+			p.steps = append(p.steps, ss)
+		}
+		sc.byEntry[i] = p
+	}
+	if !found {
+		return nil, nil
+	}
+	for i := range s.Targets {
+		sc.conns = append(sc.conns, newSessionSlots(s.Targets[i].Connections))
+	}
+	if s.Model == compile.Open {
+		sc.pool = newSessionPool(ex)
+	}
+	return sc, nil
+}
+
+// capturesUsed lists the capture slots a request's holes read.
+func capturesUsed(rq *compile.Request) []int {
+	var used []int
+	add := func(sp *compile.Splice) {
+		for _, h := range sp.Holes {
+			if h.Kind == plan.HoleCaptured && h.Index >= 0 && !contains(used, h.Index) {
+				used = append(used, h.Index)
+			}
+		}
+	}
+	add(&rq.URI)
+	for i := range rq.Headers {
+		add(&rq.Headers[i].Value)
+	}
+	add(&rq.Body)
+	return used
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// wait waits for the sessions still running once no more can start.
+func (sc *scenarios) wait() {
+	if sc != nil && sc.pool != nil {
+		sc.pool.wait()
+	}
+}
+
+// sessionRunner runs sessions one after another on one worker, keeping
+// what a session owns: its captured values and its own connections.
+type sessionRunner struct {
+	w        *worker
+	captured [][]byte // capture slot → value, reused across sessions
+	have     []bool   // capture slot → captured and not empty
+	conns    sessionConns
+}
+
+func newSessionRunner(w *worker) *sessionRunner {
+	return &sessionRunner{w: w}
+}
+
+// run runs one session of entry for slot k due at due: every step in
+// order, each repeated with its think time after every send. Requests are
+// scheduled at the instant they became ready (previous completion + think),
+// so corrected latency also covers the waits inside a session. No request
+// starts after deadline or once the run stops; the session just ends.
+func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
+	w, ex := r.w, r.w.ex
+	sc := ex.scen.byEntry[entry]
+	r.reset(sc.captures)
+	w.vals.Slot, w.vals.Row, w.vals.Captured = k, ex.s.Row(entry, k), r.captured
+	defer r.conns.end()
+	ready, first := due, true
+	for i := range sc.steps {
+		st := &sc.steps[i]
+		for j := range st.repeat {
+			if !first && (ex.stopping() || ready > deadline || !w.waitUntil(ready)) {
+				if ex.stopping() {
+					w.notSentFrom(k, sc, i, j, ready)
+				}
+				return
+			}
+			first = false
+			if !r.ready(st) {
+				r.captureFailed(k, st, ready)
+				continue // nothing was sent, so there is nothing to think about
+			}
+			done, err := r.exchange(k, st, sc.ownConn, ready)
+			r.capture(st, err)
+			ready = done + st.think
+		}
+	}
+}
+
+// sessionNotSent records a session that never started: one not_sent row
+// for each request it would have sent, so a session's rows always add up to
+// its requests (Σ repeats) whether it ran, stopped half-way or never began.
+func (w *worker) sessionNotSent(k uint64, sc *scenario, due int64) {
+	w.notSentFrom(k, sc, 0, 0, due)
+}
+
+// notSentFrom records the requests of a session left unsent from repeat j
+// of step i on. They carry the instant the first of them became ready.
+func (w *worker) notSentFrom(k uint64, sc *scenario, i, j int, ready int64) {
+	for ; i < len(sc.steps); i, j = i+1, 0 {
+		st := &sc.steps[i]
+		for ; j < st.repeat; j++ {
+			w.stats.done.Add(1)
+			w.stats.failed.Add(1)
+			w.append(results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1,
+				Endpoint: st.req.endpoint, Error: results.NotSent})
+		}
+	}
+}
+
+// reset readies the capture slots for a new session.
+func (r *sessionRunner) reset(n int) {
+	for len(r.captured) < n {
+		r.captured = append(r.captured, nil)
+		r.have = append(r.have, false)
+	}
+	for i := range r.have {
+		r.captured[i], r.have[i] = r.captured[i][:0], false
+	}
+}
+
+// ready reports whether every captured value the step's request uses is there.
+func (r *sessionRunner) ready(st *sessionStep) bool {
+	for _, i := range st.needs {
+		if !r.have[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// captureFailed records a request that was not sent because a value it
+// uses was never captured.
+func (r *sessionRunner) captureFailed(k uint64, st *sessionStep, ready int64) {
+	w := r.w
+	w.stats.done.Add(1)
+	w.stats.failed.Add(1)
+	w.append(results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1,
+		Endpoint: st.req.endpoint, Error: results.CaptureFailed})
+}
+
+// capture fills the step's capture slots from the response just received;
+// without a complete 2xx/3xx response every one of them is missing.
+func (r *sessionRunner) capture(st *sessionStep, err error) {
+	if len(st.capture) == 0 {
+		return
+	}
+	resp := &r.w.resp
+	ok := err == nil && resp.StatusCode() >= 200 && resp.StatusCode() <= 399
+	for i := range st.capture {
+		c := &st.capture[i]
+		if !ok {
+			r.have[c.index] = false
+			continue
+		}
+		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], resp)
+	}
+}
+
+// exchange sends one request of a session, ready at ready, records its row
+// and returns when it completed. It mirrors worker.send, with the session's
+// values, its own connection when asked, and the response kept for captures.
+func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready int64) (int64, error) {
+	w, ex, pr := r.w, r.w.ex, st.req
+	req := &w.req
+	if pr.static != nil {
+		pr.static.CopyTo(req)
+	} else {
+		w.buf = render(req, pr, &w.vals, w.buf)
+	}
+	client, err := pr.client, error(nil)
+	if ownConn {
+		client, err = r.conns.get(ex, pr.spec.Target, pr.timeout+time.Second)
+	}
+	row := results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1, Endpoint: pr.endpoint}
+	if err == nil {
+		err = client.DoTimeout(req, &w.resp, pr.timeout)
+		if m, ok := w.resp.LocalAddr().(*meter); ok {
+			row.Sent = m.sent
+			row.BytesOut = clampU32(m.out)
+			row.BytesIn = clampU32(m.in)
+			m.release()
+		}
+	} else {
+		w.resp.Reset() // no response: captures must not read the previous one
+	}
+	done := ex.clock.now()
+	if err == nil {
+		row.Status = uint16(w.resp.StatusCode())
+		row.Latency = done - ready
+		if row.Sent >= 0 {
+			row.Service = done - row.Sent
+		}
+	} else if ex.aborted.Load() {
+		row.Error = results.Interrupted
+	} else {
+		row.Error = classify(err)
+	}
+	if row.Sent >= 0 {
+		w.stats.sent.Add(1)
+	}
+	w.stats.done.Add(1)
+	if err != nil || !results.ExpectsStatus(pr.spec.Expect, int(row.Status)) {
+		w.stats.failed.Add(1)
+	}
+	w.sample(&row, pr)
+	w.append(row)
+	if err == nil && int(row.Status) < len(ex.abortStatus) && ex.abortStatus[row.Status] {
+		ex.th.statusSeen(row.Status)
+	}
+	return done, err
+}
+
+// scenarioSteps names each scenario's step endpoints in order, for the
+// results' metadata: reports group a slot's rows of these into a session.
+func scenarioSteps(s *compile.Schedule) map[string][]string {
+	var m map[string][]string
+	for _, e := range s.Entries {
+		if !e.Scenario {
+			continue
+		}
+		if m == nil {
+			m = map[string][]string{}
+		}
+		for _, st := range e.Steps {
+			m[e.Name] = append(m[e.Name], st.Name)
+		}
+	}
+	return m
+}
