@@ -18,7 +18,7 @@ func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 	if !w.waitUntil(span.Start) {
 		return
 	}
-	for !ex.stopping() && ex.clock.now() < span.Stop {
+	for now := ex.clock.now(); !ex.stopping() && now < span.Stop; now = ex.clock.now() {
 		k, entry, ok := w.next(session)
 		if !ok {
 			// Every entry is at its max_rate: wait a little, not globally.
@@ -31,7 +31,7 @@ func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 			// A session started before the user's stop may finish within the grace.
 			sessions.run(k, entry, ex.clock.now(), span.Stop+int64(ex.grace))
 		} else {
-			w.send(k, entry, ex.clock.now())
+			w.send(k, entry, now) // ready now: one clock read per request
 		}
 		if ex.s.Think > 0 && !w.waitUntil(ex.clock.now()+int64(ex.s.Think)) {
 			return

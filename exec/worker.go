@@ -157,7 +157,7 @@ func (w *worker) send(k uint64, entry int, scheduled int64) {
 		w.stats.failed.Add(1)
 	}
 	w.sample(&row, pr)
-	w.append(row)
+	w.appendAt(row, done)
 	if err == nil && int(row.Status) < len(ex.abortStatus) && ex.abortStatus[row.Status] {
 		ex.th.statusSeen(row.Status)
 	}
@@ -181,8 +181,11 @@ func (w *worker) notSent(k uint64, entry int, due int64) {
 		Endpoint: pr.endpoint, Error: results.NotSent})
 }
 
-func (w *worker) append(r results.Row) {
-	now := w.ex.clock.now()
+func (w *worker) append(r results.Row) { w.appendAt(r, w.ex.clock.now()) }
+
+// appendAt buffers a row at now, the clock's latest reading: one clock read
+// per event is enough.
+func (w *worker) appendAt(r results.Row, now int64) {
 	if len(w.rows) == 0 {
 		w.first = now
 	}
