@@ -42,7 +42,7 @@ func benchExecutor(b *testing.B, s *compile.Schedule) *executor {
 		b.Fatal(err)
 	}
 	ex.th = newThresholds(plan.Thresholds{}, ex)
-	ex.rec = newRecorder(w, 1)
+	ex.rec = newRecorder(w, 1, openBatchRows)
 	go ex.rec.run(func(uint16, uint16) bool { return true })
 	b.Cleanup(func() { close(ex.rec.in); <-ex.rec.done })
 	return ex

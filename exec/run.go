@@ -149,7 +149,11 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if s.Model == compile.Open {
 		workers = workerCount(s, s.Count)
 	}
-	ex.rec = newRecorder(w, workers)
+	batch := closedBatchRows
+	if s.Model == compile.Open {
+		batch = openBatchRows
+	}
+	ex.rec = newRecorder(w, workers, batch)
 	go ex.rec.run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
 
 	var session atomic.Uint64
