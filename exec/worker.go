@@ -23,7 +23,9 @@ type worker struct {
 	timer *time.Timer
 	stats *workerStats
 	seen  map[sampleKey]struct{} // keys this worker already offered
-	wake  chan struct{}          // the pacer's signal that this worker's slot is due
+	// flushAt is the row count at which the buffer goes to the recorder.
+	flushAt int
+	wake    chan struct{} // the pacer's signal that this worker's slot is due
 	// sreq holds a copy of the static request static, sent as is while
 	// the worker sends the same one again.
 	sreq   fasthttp.Request
@@ -53,6 +55,10 @@ func (ex *executor) newWorker() *worker {
 	w.timer.Stop()
 	w.vals.Seed = ex.s.Seed
 	w.rows = ex.rec.buffer()
+	// Workers started together fill their buffers together: staggering the
+	// first flush keeps the recorder's work (and the pacer's delays behind
+	// it on one core) spread out instead of 50 buffers landing at once.
+	w.flushAt = cap(w.rows) - (len(ex.stats)*97)%cap(w.rows)
 	return w
 }
 
@@ -190,8 +196,9 @@ func (w *worker) appendAt(r results.Row, now int64) {
 		w.first = now
 	}
 	w.rows = append(w.rows, r)
-	if len(w.rows) == cap(w.rows) || now-w.first > flushAge {
+	if len(w.rows) >= w.flushAt || now-w.first > flushAge {
 		w.flush()
+		w.flushAt = cap(w.rows)
 	}
 }
 
