@@ -229,8 +229,8 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 }
 
 // exchange sends one request of a session, ready at ready, records its row
-// and returns when it completed. It mirrors worker.send, with the session's
-// values, its own connection when asked, and the response kept for captures.
+// and returns when it completed: worker.exchange with the session's values,
+// its own connection when asked, and the response kept for captures.
 func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready int64) (int64, error) {
 	w, ex, pr := r.w, r.w.ex, st.req
 	req := &w.req
@@ -239,47 +239,17 @@ func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready 
 	} else {
 		w.buf = render(req, pr, &w.vals, w.buf)
 	}
-	client, err := pr.client, error(nil)
+	client := pr.client
 	if ownConn {
-		client, err = r.conns.get(ex, pr.spec.Target, pr.timeout+time.Second)
-	}
-	row := results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1, Endpoint: pr.endpoint}
-	if err == nil {
-		err = client.DoTimeout(req, &w.resp, pr.timeout)
-		if m, ok := w.resp.LocalAddr().(*meter); ok {
-			row.Sent = m.sent
-			row.BytesOut = clampU32(m.out)
-			row.BytesIn = clampU32(m.in)
-			m.release()
+		var err error
+		if client, err = r.conns.get(ex, pr.spec.Target, pr.timeout+time.Second); err != nil {
+			w.resp.Reset() // no response: captures must not read the previous one
+			done := ex.clock.now()
+			w.record(pr, k, ready, done, err)
+			return done, err
 		}
-	} else {
-		w.resp.Reset() // no response: captures must not read the previous one
 	}
-	done := ex.clock.now()
-	if err == nil {
-		row.Status = uint16(w.resp.StatusCode())
-		row.Latency = done - ready
-		if row.Sent >= 0 {
-			row.Service = done - row.Sent
-		}
-	} else if ex.aborted.Load() {
-		row.Error = results.Interrupted
-	} else {
-		row.Error = classify(err)
-	}
-	if row.Sent >= 0 {
-		w.stats.sent.Add(1)
-	}
-	w.stats.done.Add(1)
-	if err != nil || !results.ExpectsStatus(pr.spec.Expect, int(row.Status)) {
-		w.stats.failed.Add(1)
-	}
-	w.sample(&row, pr)
-	w.append(row)
-	if err == nil && int(row.Status) < len(ex.abortStatus) && ex.abortStatus[row.Status] {
-		ex.th.statusSeen(row.Status)
-	}
-	return done, err
+	return w.exchange(client, req, pr, k, ready)
 }
 
 // scenarioSteps names each scenario's step endpoints in order, for the

@@ -133,9 +133,23 @@ func (w *worker) send(k uint64, entry int, scheduled int64) {
 		w.vals.Row = ex.s.Row(entry, k)
 		w.buf = render(req, pr, &w.vals, w.buf)
 	}
-	err := pr.client.DoTimeout(req, &w.resp, pr.timeout)
-	done := ex.clock.now()
+	w.exchange(pr.client, req, pr, k, scheduled)
+}
 
+// exchange sends req to client and records its outcome for slot k, due (or
+// ready) at scheduled. Endpoints and session steps share it; it returns
+// when the response completed and the request's error.
+func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr *preparedRequest, k uint64, scheduled int64) (int64, error) {
+	err := client.DoTimeout(req, &w.resp, pr.timeout)
+	done := w.ex.clock.now()
+	w.record(pr, k, scheduled, done, err)
+	return done, err
+}
+
+// record appends the row of a request that ended at done with err; the
+// response and its connection meter are w.resp's.
+func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, err error) {
+	ex := w.ex
 	row := results.Row{Slot: k, Scheduled: scheduled, Sent: -1, Latency: -1, Service: -1, Endpoint: pr.endpoint}
 	if m, ok := w.resp.LocalAddr().(*meter); ok {
 		row.Sent = m.sent
