@@ -120,16 +120,19 @@ func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io
 }
 
 func loadTPlan(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+	// The schedule streams its slots from the file while the run goes on,
+	// so the file stays open for the life of the command.
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, nil, nil, withCode(ExitInvalid, err)
 	}
-	defer fh.Close()
 	tp, err := compile.ReadTPlan(fh)
 	if err != nil {
+		fh.Close()
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
 	}
 	if len(tp.Sensitive) > 0 {
+		defer fh.Close()
 		return recompileTPlan(e, path, tp, f)
 	}
 	copyPlan := func(w io.Writer) error {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +72,63 @@ func TestTPlanWithSensitiveVariableReplays(t *testing.T) {
 	copied, _ := os.ReadFile(filepath.Join(dir, "run", "plan.tplan"))
 	if bytes.Contains(meta, []byte(token)) || bytes.Contains(copied, []byte(token)) {
 		t.Fatal("the run directory holds the sensitive token")
+	}
+}
+
+// The README's flow: plan -out, then apply the .tplan, whole or as shards
+// that tressi report merges back into the whole.
+func TestApplyTPlanWholeAndSharded(t *testing.T) {
+	srv, addr, err := target.StartLoopback(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "p.hcl")
+	os.WriteFile(planFile, []byte(`
+variable "u" { type = string }
+target "t" {
+  url         = var.u
+  connections = 16
+  timeout     = "1s"
+}
+endpoint "a" { path = "/" }
+endpoint "b" { path = "/status/201" }
+load {
+  stage {
+    duration = "1s"
+    rate     = 200
+  }
+}
+`), 0o644)
+	tplan := filepath.Join(dir, "run.tplan")
+	if code, out, errs := run(t, nil, "plan", planFile, "-var", "u=http://"+addr, "-out", tplan); code != ExitOK {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, errs)
+	}
+	requests := func(args ...string) int64 {
+		t.Helper()
+		code, out, errs := run(t, nil, args...)
+		if code != ExitOK && code != ExitThresholds {
+			t.Fatalf("%v: exit %d\n%s", args, code, errs)
+		}
+		var rep struct{ Requests int64 }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %v in %q", args, err, out)
+		}
+		return rep.Requests
+	}
+	if n := requests("apply", tplan, "--json", "--out", filepath.Join(dir, "whole")); n != 200 {
+		t.Fatalf("the .tplan replayed %d requests, want 200", n)
+	}
+	for i := range 2 {
+		shard := fmt.Sprintf("%d/2", i)
+		if n := requests("apply", tplan, "--json", "--shard", shard, "--out", filepath.Join(dir, fmt.Sprint("s", i))); n != 100 {
+			t.Fatalf("shard %s ran %d requests, want 100", shard, n)
+		}
+	}
+	if n := requests("report", "--format", "json", filepath.Join(dir, "s0"), filepath.Join(dir, "s1")); n != 200 {
+		t.Fatalf("the merged shards hold %d requests, want 200", n)
+	}
+	if got := srv.Stats().Requests; got != 400 {
+		t.Fatalf("the server saw %d requests, want 400 (whole run + two shards)", got)
 	}
 }

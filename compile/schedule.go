@@ -83,9 +83,18 @@ func (s *Schedule) Slots() SlotSource {
 }
 
 // SlotSource yields slots in due order. Next fills dst and returns how many
-// it wrote; 0 means the schedule is exhausted.
+// it wrote; 0 means the schedule is exhausted, or, for a source that reads
+// a file, that reading failed: StreamErr tells which.
 type SlotSource interface {
 	Next(dst []Slot) int
+}
+
+// StreamErr is the error that ended src early, nil when src was exhausted.
+func StreamErr(src SlotSource) error {
+	if e, ok := src.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
 }
 
 // Slot is one scheduled start packed in 8 bytes: the due offset in ns from

@@ -357,6 +357,9 @@ func (s *tplanStream) advance() bool {
 	return true
 }
 
+// Err is the reading error that ended the stream early, if any.
+func (s *tplanStream) Err() error { return s.err }
+
 func (s *tplanStream) fail(err error) {
 	if s.err == nil {
 		s.err = err

@@ -46,6 +46,10 @@ type executor struct {
 
 	stats []*workerStats
 	wg    sync.WaitGroup
+
+	// streamErr: the open schedule could not be read to its end (written
+	// by the pacer before the ring finishes, read after the workers end).
+	streamErr error
 }
 
 // workerStats are one worker's live counters, read by the monitor. Each

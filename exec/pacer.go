@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -66,6 +67,11 @@ func (p *pacer) run() {
 			}
 			k++
 		}
+	}
+	if err := compile.StreamErr(p.src); err != nil {
+		p.ex.streamErr = err
+	} else if k != uint64(p.ex.s.Count) {
+		p.ex.streamErr = fmt.Errorf("the schedule ended after %d of its %d slots", k, p.ex.s.Count)
 	}
 	p.ring.finish(i)
 	p.alarm.close()

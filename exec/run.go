@@ -189,6 +189,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	<-ex.rec.done
 	out.End = time.Now()
 	werr := ex.rec.err
+	if ex.streamErr != nil && werr == nil {
+		werr = fmt.Errorf("reading the schedule: %w; the results hold the slots read before it", ex.streamErr)
+	}
 	if err := w.Close(); werr == nil && err != nil {
 		werr = fmt.Errorf("results: %w", err)
 	}
