@@ -72,7 +72,8 @@ var fileMagic = []byte("ARROW1")
 // NewReader reads results from r, sniffing the file format by its magic.
 // The file format's body is a stream, so it is read as one and needs no
 // footer: a file whose writer died before Close is still readable.
-func NewReader(r io.Reader) (*Reader, error) {
+func NewReader(r io.Reader) (res *Reader, err error) {
+	defer recoverDamage(&err)
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(8)
 	if bytes.HasPrefix(head, fileMagic) {
@@ -80,11 +81,15 @@ func NewReader(r io.Reader) (*Reader, error) {
 			return nil, err
 		}
 	}
-	rd, err := ipc.NewReader(br, ipc.WithAllocator(memory.DefaultAllocator))
+	checked, err := checkedSchema(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
 	}
-	res := &Reader{rd: rd, Schema: rd.Schema()}
+	rd, err := ipc.NewReader(checked, ipc.WithAllocator(boundedAllocator{memory.DefaultAllocator}))
+	if err != nil {
+		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
+	}
+	res = &Reader{rd: rd, Schema: rd.Schema()}
 	if res.Meta, err = metaFrom(rd.Schema().Metadata()); err != nil {
 		rd.Release()
 		return nil, err
@@ -119,10 +124,11 @@ func fieldNames(s *arrow.Schema) []string {
 
 // Next advances to the next batch; false at the end or on error (see Err
 // and Truncated).
-func (r *Reader) Next() (*Batch, bool) {
+func (r *Reader) Next() (b *Batch, ok bool) {
 	if r.err != nil || r.Truncated != nil {
 		return nil, false
 	}
+	defer r.recoverBatch(&b, &ok)
 	if !r.rd.Next() {
 		if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
 			r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
@@ -130,10 +136,28 @@ func (r *Reader) Next() (*Batch, bool) {
 		return nil, false
 	}
 	if err := r.view(r.rd.RecordBatch()); err != nil {
-		r.err = err
+		if errors.Is(err, errDamaged) {
+			r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
+		} else {
+			r.err = err
+		}
 		return nil, false
 	}
 	return &r.batch, true
+}
+
+// recoverBatch turns damage met inside arrow-go while reading a batch into
+// a cut-off tail: every batch before it was read, so the file is reported
+// like one a killed writer left, not rejected whole.
+func (r *Reader) recoverBatch(b **Batch, ok *bool) {
+	if v := recover(); v != nil {
+		err := fmt.Errorf("%w: %v", errDamaged, v)
+		if a, isAlloc := v.(allocationRefused); isAlloc {
+			err = fmt.Errorf("%w: a buffer of %d bytes", errDamaged, a.size)
+		}
+		r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
+		*b, *ok = nil, false
+	}
 }
 
 // Err is a problem that stopped reading other than a cut-off tail.
@@ -221,6 +245,11 @@ func dictColumn(a arrow.Array, name string, scratch []int32) ([]int32, []string,
 		}
 		if err := indexValues(a.Indices(), idx); err != nil {
 			return nil, nil, fmt.Errorf("results column %q: %w", name, err)
+		}
+		for _, v := range idx {
+			if uint32(v) >= uint32(len(names)) { // negative too
+				return nil, nil, fmt.Errorf("results column %q: %w: index %d into a dictionary of %d", name, errDamaged, v, len(names))
+			}
 		}
 		return idx, names, nil
 	case *array.String:

@@ -1,0 +1,153 @@
+package results
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	flatbuffers "github.com/google/flatbuffers/go"
+)
+
+// arrow-go trusts the lengths written in a file: a damaged one makes it
+// allocate whatever the bytes say, and an allocation too large for the
+// machine kills the process, which no recover can catch. Results files
+// come from killed writers, copies and disks, so the reader guards both
+// places lengths come from before arrow-go sees them: the schema message's
+// vectors, checked against the message's own size, and every buffer, by an
+// allocator that refuses sizes no results batch can have.
+
+var errDamaged = errors.New("the file is damaged (an impossible length inside it)")
+
+// maxAllocation bounds one buffer: a batch's column is at most BatchRows ×
+// 8 bytes when we write it, and readers' messages are capped at 256 MiB.
+const maxAllocation = 1 << 30
+
+// boundedAllocator refuses impossible allocations with a panic that the
+// reader turns into an error.
+type boundedAllocator struct{ memory.Allocator }
+
+type allocationRefused struct{ size int }
+
+func (a boundedAllocator) Allocate(size int) []byte {
+	if size < 0 || size > maxAllocation {
+		panic(allocationRefused{size})
+	}
+	return a.Allocator.Allocate(size)
+}
+
+func (a boundedAllocator) Reallocate(size int, b []byte) []byte {
+	if size < 0 || size > maxAllocation {
+		panic(allocationRefused{size})
+	}
+	return a.Allocator.Reallocate(size, b)
+}
+
+// recoverDamage turns a refused allocation or an out-of-range read inside
+// arrow-go into an error.
+func recoverDamage(err *error) {
+	if r := recover(); r != nil {
+		if a, ok := r.(allocationRefused); ok {
+			*err = fmt.Errorf("%w: a buffer of %d bytes", errDamaged, a.size)
+			return
+		}
+		*err = fmt.Errorf("%w: %v", errDamaged, r)
+	}
+}
+
+// maxSchemaMessage bounds the schema message we read ahead of arrow-go.
+const maxSchemaMessage = 64 << 20
+
+// checkedSchema reads the stream's first message (the schema), checks its
+// vectors fit in it, and returns a reader that replays it before the rest.
+func checkedSchema(r io.Reader) (io.Reader, error) {
+	var head [8]byte
+	if _, err := io.ReadFull(r, head[:4]); err != nil {
+		return nil, err
+	}
+	prefix := head[:4]
+	n := binary.LittleEndian.Uint32(head[:4])
+	if n == 0xFFFFFFFF { // continuation marker, then the length
+		if _, err := io.ReadFull(r, head[4:8]); err != nil {
+			return nil, err
+		}
+		prefix = head[:8]
+		n = binary.LittleEndian.Uint32(head[4:8])
+	}
+	if n < 8 || n > maxSchemaMessage {
+		return nil, fmt.Errorf("%w: a schema message of %d bytes", errDamaged, n)
+	}
+	meta := make([]byte, n)
+	if _, err := io.ReadFull(r, meta); err != nil {
+		return nil, err
+	}
+	if err := checkSchemaVectors(meta); err != nil {
+		return nil, err
+	}
+	return io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(meta), r), nil
+}
+
+// Field slots of the IPC flatbuffer tables (Message.fbs, Schema.fbs).
+const (
+	messageHeader   = 2
+	schemaFields    = 1
+	schemaMetadata  = 2
+	fieldChildren   = 5
+	fieldMetadata   = 6
+	maxFieldNesting = 64
+)
+
+func checkSchemaVectors(meta []byte) (err error) {
+	defer recoverDamage(&err)
+	msg := flatbuffers.Table{Bytes: meta, Pos: flatbuffers.GetUOffsetT(meta)}
+	o := flatbuffers.UOffsetT(msg.Offset(slot(messageHeader)))
+	if o == 0 {
+		return fmt.Errorf("%w: the first message has no schema", errDamaged)
+	}
+	var schema flatbuffers.Table
+	msg.Union(&schema, o)
+	if err := checkFields(&schema, schemaFields, 0); err != nil {
+		return err
+	}
+	return checkVector(&schema, schemaMetadata)
+}
+
+func slot(i int) flatbuffers.VOffsetT { return flatbuffers.VOffsetT(4 + 2*i) }
+
+// checkVector checks a vector of offsets at a table's slot fits in the buffer.
+func checkVector(t *flatbuffers.Table, s int) error {
+	o := flatbuffers.UOffsetT(t.Offset(slot(s)))
+	if o == 0 {
+		return nil
+	}
+	if n := t.VectorLen(o); n < 0 || n*4 > len(t.Bytes) {
+		return fmt.Errorf("%w: a vector of %d entries in a %d-byte message", errDamaged, n, len(t.Bytes))
+	}
+	return nil
+}
+
+func checkFields(t *flatbuffers.Table, s, depth int) error {
+	if depth > maxFieldNesting {
+		return fmt.Errorf("%w: fields nested deeper than %d", errDamaged, maxFieldNesting)
+	}
+	if err := checkVector(t, s); err != nil {
+		return err
+	}
+	o := flatbuffers.UOffsetT(t.Offset(slot(s)))
+	if o == 0 {
+		return nil
+	}
+	vec, n := t.Vector(o), t.VectorLen(o)
+	for i := 0; i < n; i++ {
+		f := flatbuffers.Table{Bytes: t.Bytes, Pos: t.Indirect(vec + flatbuffers.UOffsetT(i*4))}
+		if err := checkFields(&f, fieldChildren, depth+1); err != nil {
+			return err
+		}
+		if err := checkVector(&f, fieldMetadata); err != nil {
+			return err
+		}
+	}
+	return nil
+}
