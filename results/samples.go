@@ -56,13 +56,17 @@ func WriteSamples(w io.Writer, samples []Sample) error {
 
 // ReadSamples reads a samples file written by WriteSamples (or any writer
 // with those columns).
-func ReadSamples(r io.Reader) ([]Sample, error) {
-	rd, err := ipc.NewReader(r)
+func ReadSamples(r io.Reader) (out []Sample, err error) {
+	defer recoverDamage(&err) // see guard.go: a damaged file must not crash the report
+	checked, err := checkedSchema(r)
+	if err != nil {
+		return nil, fmt.Errorf("samples: not an Arrow IPC stream: %w", err)
+	}
+	rd, err := ipc.NewReader(checked, ipc.WithAllocator(boundedAllocator{memory.DefaultAllocator}))
 	if err != nil {
 		return nil, fmt.Errorf("samples: not an Arrow IPC stream: %w", err)
 	}
 	defer rd.Release()
-	var out []Sample
 	for rd.Next() {
 		rec := rd.RecordBatch()
 		cols := map[string]arrow.Array{}
