@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/tressi/tressi/ipcguard"
 	"github.com/tressi/tressi/plan"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -184,7 +185,8 @@ func ReadTPlan(r io.ReadSeeker) (*TPlan, error) {
 	return readTPlan(r, memory.NewGoAllocator())
 }
 
-func readTPlan(r io.ReadSeeker, mem memory.Allocator) (*TPlan, error) {
+func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
+	defer ipcguard.Recover(&err) // a damaged .tplan is an error, never a crash
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
 		return nil, fmt.Errorf("tplan: %w", err)
@@ -284,7 +286,10 @@ func (g *tplanGen) newReader() (*ipc.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tplan: %w", err)
 	}
-	rd, err := ipc.NewReader(r, ipc.WithAllocator(g.mem))
+	if r, err = ipcguard.Stream(r); err != nil {
+		return nil, fmt.Errorf("tplan: %w", err)
+	}
+	rd, err := ipc.NewReader(r, ipc.WithAllocator(ipcguard.Bounded(g.mem)))
 	if err != nil {
 		return nil, fmt.Errorf("tplan: %w", err)
 	}
@@ -312,8 +317,12 @@ type tplanStream struct {
 }
 
 // Next fills dst with the next slots from the file.
-func (s *tplanStream) Next(dst []Slot) int {
-	n := 0
+func (s *tplanStream) Next(dst []Slot) (n int) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.fail(fmt.Errorf("tplan: %w", ipcguard.Damage(v)))
+		}
+	}()
 	for n < len(dst) && !s.ended {
 		if s.pos == len(s.dues) && !s.advance() {
 			break

@@ -11,7 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tressi/tressi/ipcguard"
 )
 
 // Batch is a read-only view of one record batch's columns, valid until the
@@ -73,7 +74,7 @@ var fileMagic = []byte("ARROW1")
 // The file format's body is a stream, so it is read as one and needs no
 // footer: a file whose writer died before Close is still readable.
 func NewReader(r io.Reader) (res *Reader, err error) {
-	defer recoverDamage(&err)
+	defer ipcguard.Recover(&err)
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(8)
 	if bytes.HasPrefix(head, fileMagic) {
@@ -81,11 +82,11 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 			return nil, err
 		}
 	}
-	checked, err := checkedSchema(br)
+	checked, err := ipcguard.Stream(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
 	}
-	rd, err := ipc.NewReader(checked, ipc.WithAllocator(boundedAllocator{memory.DefaultAllocator}))
+	rd, err := ipc.NewReader(checked, ipc.WithAllocator(ipcguard.Allocator))
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
 	}
@@ -136,7 +137,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		return nil, false
 	}
 	if err := r.view(r.rd.RecordBatch()); err != nil {
-		if errors.Is(err, errDamaged) {
+		if errors.Is(err, ipcguard.ErrDamaged) {
 			r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
 		} else {
 			r.err = err
@@ -151,11 +152,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 // like one a killed writer left, not rejected whole.
 func (r *Reader) recoverBatch(b **Batch, ok *bool) {
 	if v := recover(); v != nil {
-		err := fmt.Errorf("%w: %v", errDamaged, v)
-		if a, isAlloc := v.(allocationRefused); isAlloc {
-			err = fmt.Errorf("%w: a buffer of %d bytes", errDamaged, a.size)
-		}
-		r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
+		r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", ipcguard.Damage(v))
 		*b, *ok = nil, false
 	}
 }
@@ -248,7 +245,7 @@ func dictColumn(a arrow.Array, name string, scratch []int32) ([]int32, []string,
 		}
 		for _, v := range idx {
 			if uint32(v) >= uint32(len(names)) { // negative too
-				return nil, nil, fmt.Errorf("results column %q: %w: index %d into a dictionary of %d", name, errDamaged, v, len(names))
+				return nil, nil, fmt.Errorf("results column %q: %w: index %d into a dictionary of %d", name, ipcguard.ErrDamaged, v, len(names))
 			}
 		}
 		return idx, names, nil

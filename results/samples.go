@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tressi/tressi/ipcguard"
 )
 
 // Sample is one kept response: the first for each (endpoint, status, error).
@@ -57,12 +59,12 @@ func WriteSamples(w io.Writer, samples []Sample) error {
 // ReadSamples reads a samples file written by WriteSamples (or any writer
 // with those columns).
 func ReadSamples(r io.Reader) (out []Sample, err error) {
-	defer recoverDamage(&err) // see guard.go: a damaged file must not crash the report
-	checked, err := checkedSchema(r)
+	defer ipcguard.Recover(&err) // see guard.go: a damaged file must not crash the report
+	checked, err := ipcguard.Stream(r)
 	if err != nil {
 		return nil, fmt.Errorf("samples: not an Arrow IPC stream: %w", err)
 	}
-	rd, err := ipc.NewReader(checked, ipc.WithAllocator(boundedAllocator{memory.DefaultAllocator}))
+	rd, err := ipc.NewReader(checked, ipc.WithAllocator(ipcguard.Allocator))
 	if err != nil {
 		return nil, fmt.Errorf("samples: not an Arrow IPC stream: %w", err)
 	}

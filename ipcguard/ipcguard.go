@@ -1,4 +1,6 @@
-package results
+// Package ipcguard reads Arrow IPC streams from files that may be damaged
+// without letting a damaged length crash the process or exhaust its memory.
+package ipcguard
 
 import (
 	"bytes"
@@ -19,14 +21,21 @@ import (
 // vectors, checked against the message's own size, and every buffer, by an
 // allocator that refuses sizes no results batch can have.
 
-var errDamaged = errors.New("the file is damaged (an impossible length inside it)")
+// ErrDamaged is wrapped by every error about an impossible length.
+var ErrDamaged = errors.New("the file is damaged (an impossible length inside it)")
 
-// maxAllocation bounds one buffer: a batch's column is at most BatchRows ×
-// 8 bytes when we write it, and readers' messages are capped at 256 MiB.
+// maxAllocation bounds one buffer: tressi's batches hold a few MiB per
+// column, and arrow-go's readers cap messages at 256 MiB.
 const maxAllocation = 1 << 30
 
-// boundedAllocator refuses impossible allocations with a panic that the
-// reader turns into an error.
+// Allocator refuses impossible allocations with a panic that Recover turns
+// into an error. Pass it to ipc.NewReader with ipc.WithAllocator.
+var Allocator = Bounded(memory.DefaultAllocator)
+
+// Bounded wraps mem so impossible allocations panic (for Recover) instead
+// of exhausting the process.
+func Bounded(mem memory.Allocator) memory.Allocator { return boundedAllocator{mem} }
+
 type boundedAllocator struct{ memory.Allocator }
 
 type allocationRefused struct{ size int }
@@ -45,24 +54,28 @@ func (a boundedAllocator) Reallocate(size int, b []byte) []byte {
 	return a.Allocator.Reallocate(size, b)
 }
 
-// recoverDamage turns a refused allocation or an out-of-range read inside
-// arrow-go into an error.
-func recoverDamage(err *error) {
+// Recover, deferred directly, turns a refused allocation or an
+// out-of-range read inside arrow-go into an error in *err.
+func Recover(err *error) {
 	if r := recover(); r != nil {
-		if a, ok := r.(allocationRefused); ok {
-			*err = fmt.Errorf("%w: a buffer of %d bytes", errDamaged, a.size)
-			return
-		}
-		*err = fmt.Errorf("%w: %v", errDamaged, r)
+		*err = Damage(r)
 	}
+}
+
+// Damage is the error for a value recovered from a panic while reading.
+func Damage(r any) error {
+	if a, ok := r.(allocationRefused); ok {
+		return fmt.Errorf("%w: a buffer of %d bytes", ErrDamaged, a.size)
+	}
+	return fmt.Errorf("%w: %v", ErrDamaged, r)
 }
 
 // maxSchemaMessage bounds the schema message we read ahead of arrow-go.
 const maxSchemaMessage = 64 << 20
 
-// checkedSchema reads the stream's first message (the schema), checks its
+// Stream reads an IPC stream's first message (the schema), checks its
 // vectors fit in it, and returns a reader that replays it before the rest.
-func checkedSchema(r io.Reader) (io.Reader, error) {
+func Stream(r io.Reader) (io.Reader, error) {
 	var head [8]byte
 	if _, err := io.ReadFull(r, head[:4]); err != nil {
 		return nil, err
@@ -77,7 +90,7 @@ func checkedSchema(r io.Reader) (io.Reader, error) {
 		n = binary.LittleEndian.Uint32(head[4:8])
 	}
 	if n < 8 || n > maxSchemaMessage {
-		return nil, fmt.Errorf("%w: a schema message of %d bytes", errDamaged, n)
+		return nil, fmt.Errorf("%w: a schema message of %d bytes", ErrDamaged, n)
 	}
 	meta := make([]byte, n)
 	if _, err := io.ReadFull(r, meta); err != nil {
@@ -100,11 +113,11 @@ const (
 )
 
 func checkSchemaVectors(meta []byte) (err error) {
-	defer recoverDamage(&err)
+	defer Recover(&err)
 	msg := flatbuffers.Table{Bytes: meta, Pos: flatbuffers.GetUOffsetT(meta)}
 	o := flatbuffers.UOffsetT(msg.Offset(slot(messageHeader)))
 	if o == 0 {
-		return fmt.Errorf("%w: the first message has no schema", errDamaged)
+		return fmt.Errorf("%w: the first message has no schema", ErrDamaged)
 	}
 	var schema flatbuffers.Table
 	msg.Union(&schema, o)
@@ -123,14 +136,14 @@ func checkVector(t *flatbuffers.Table, s int) error {
 		return nil
 	}
 	if n := t.VectorLen(o); n < 0 || n*4 > len(t.Bytes) {
-		return fmt.Errorf("%w: a vector of %d entries in a %d-byte message", errDamaged, n, len(t.Bytes))
+		return fmt.Errorf("%w: a vector of %d entries in a %d-byte message", ErrDamaged, n, len(t.Bytes))
 	}
 	return nil
 }
 
 func checkFields(t *flatbuffers.Table, s, depth int) error {
 	if depth > maxFieldNesting {
-		return fmt.Errorf("%w: fields nested deeper than %d", errDamaged, maxFieldNesting)
+		return fmt.Errorf("%w: fields nested deeper than %d", ErrDamaged, maxFieldNesting)
 	}
 	if err := checkVector(t, s); err != nil {
 		return err
