@@ -282,7 +282,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		if start.IsZero() {
 			start = time.Now()
 		}
-		opt.OutDir = exec.DefaultRunDir(s.Name, start)
+		opt.OutDir = freeRunDir(exec.DefaultRunDir(s.Name, start))
 	}
 	if !out.quiet && !out.json {
 		opt.Progress, opt.Terminal = e.stderr, isTerminal(e.stderr)
@@ -317,6 +317,17 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		return withCode(ExitThresholds, nil)
 	}
 	return nil
+}
+
+// freeRunDir returns dir, or dir-2, dir-3, … when runs started within the
+// same second already took it: a default never collides with a kept run.
+func freeRunDir(dir string) string {
+	for i := 2; ; i++ {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", strings.TrimSuffix(dir, fmt.Sprintf("-%d", i-1)), i)
+	}
 }
 
 // reportRun summarises the finished run with the same code as `tressi

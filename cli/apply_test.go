@@ -134,3 +134,18 @@ func TestApplySIGKILL(t *testing.T) {
 	}
 	t.Logf("%d rows readable after SIGKILL", rows)
 }
+
+func TestFreeRunDirNeverCollides(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "p-20260101T000000Z")
+	if got := freeRunDir(base); got != base {
+		t.Fatalf("free dir %q, want %q", got, base)
+	}
+	for _, want := range []string{base + "-2", base + "-3"} {
+		if err := os.MkdirAll(freeRunDir(base), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := freeRunDir(base); got != want {
+			t.Fatalf("free dir %q, want %q", got, want)
+		}
+	}
+}
