@@ -228,13 +228,7 @@ func (l *loader) parseFile(name string) []*hcl.Block {
 		return nil
 	}
 	l.sources[name] = src
-	var f *hcl.File
-	var diags hcl.Diagnostics
-	if isJSON(name) {
-		f, diags = l.parser.ParseJSON(src, name)
-	} else {
-		f, diags = l.parser.ParseHCL(src, name)
-	}
+	f, diags := l.parse(src, name)
 	l.diags = append(l.diags, diags...)
 	if f == nil || f.Body == nil {
 		return nil
@@ -250,4 +244,13 @@ func (l *loader) resolve(name string) string {
 		return name
 	}
 	return l.src.Join(l.dir, name)
+}
+
+// parse reads src in the syntax its file name says: JSON for .json and
+// .hcl.json, HCL's native syntax otherwise.
+func (l *loader) parse(src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	if isJSON(name) {
+		return l.parser.ParseJSON(src, name)
+	}
+	return l.parser.ParseHCL(src, name)
 }

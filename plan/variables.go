@@ -210,13 +210,7 @@ func (l *loader) setFromFile(name string) {
 		})
 		return
 	}
-	var f *hcl.File
-	var diags hcl.Diagnostics
-	if isJSON(name) {
-		f, diags = l.parser.ParseJSON(src, name)
-	} else {
-		f, diags = l.parser.ParseHCL(src, name)
-	}
+	f, diags := l.parse(src, name)
 	l.diags = append(l.diags, diags...)
 	if diags.HasErrors() {
 		return
