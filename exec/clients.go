@@ -52,8 +52,6 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		// requests: a GET must never be sent twice.
 		MaxIdemponentCallAttempts: 1,
 		RetryIf:                   func(*fasthttp.Request) bool { return false },
-		ReadTimeout:               timeout,
-		WriteTimeout:              timeout,
 		MaxResponseBodySize:       maxBody,
 		// Waiting for a free connection is part of the request: it ends in
 		// the request's own timeout (reported as such) and its time shows in
@@ -74,6 +72,13 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		},
 	}
 	if hc.IsTLS {
+		// The TLS handshake's deadline: fasthttp takes it from WriteTimeout.
+		// Plain connections leave both timeouts unset, since every request
+		// is sent with DoTimeout, whose deadline (the request's start plus
+		// the same timeout) is always the earlier one: setting them only cost
+		// two clock reads per request.
+		hc.WriteTimeout = timeout
+		hc.ReadTimeout = timeout
 		hc.TLSConfig = &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the plan asked for it
 		if host, _, err := net.SplitHostPort(t.Host); err == nil {
 			hc.TLSConfig.ServerName = host
@@ -129,6 +134,8 @@ type meteredConn struct {
 	clients *clients
 	cur     *meter
 	closed  atomic.Bool
+	// both is the deadline last set for reads and writes at once.
+	both time.Time
 }
 
 // meter is one round trip's measurements; it doubles as the connection's
@@ -174,6 +181,33 @@ func (c *meteredConn) Read(b []byte) (int, error) {
 		m.in += int64(n)
 	}
 	return n, err
+}
+
+// SetWriteDeadline sets the read deadline too: fasthttp sets both to the
+// request's deadline, the write one first, and one call sets both (the
+// runtime then keeps one timer for the two) instead of two.
+func (c *meteredConn) SetWriteDeadline(t time.Time) error {
+	if err := c.Conn.SetDeadline(t); err != nil {
+		c.both = time.Time{}
+		return err
+	}
+	c.both = t
+	return nil
+}
+
+// SetReadDeadline skips what SetWriteDeadline already set.
+func (c *meteredConn) SetReadDeadline(t time.Time) error {
+	if !t.IsZero() && t == c.both {
+		return nil
+	}
+	c.both = time.Time{}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// SetDeadline keeps both in step with what it set.
+func (c *meteredConn) SetDeadline(t time.Time) error {
+	c.both = time.Time{}
+	return c.Conn.SetDeadline(t)
 }
 
 func (c *meteredConn) Close() error {
