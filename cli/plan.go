@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
@@ -101,7 +102,7 @@ func writeTPlanFile(path string, s *compile.Schedule, p *plan.Plan) error {
 	return nil
 }
 
-func diagStream(e *env, asJSON bool) interface{ Write([]byte) (int, error) } {
+func diagStream(e *env, asJSON bool) io.Writer {
 	if asJSON {
 		return e.stdout
 	}

@@ -54,13 +54,9 @@ func loadPlan(e *env, path string, f *planFlags) (*plan.Plan, map[string]*hcl.Fi
 // or as a JSON array.
 func writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, asJSON bool) error {
 	if asJSON {
-		out := make([]jsonDiagnostic, 0, len(diags))
-		for _, d := range diags {
-			out = append(out, toJSONDiagnostic(d))
-		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(jsonDiagnostics(diags))
 	}
 	return hcl.NewDiagnosticTextWriter(w, files, 100, false).WriteDiagnostics(diags)
 }

@@ -28,7 +28,7 @@ type openStream struct {
 	have  bool
 	done  bool
 	caps  []capStream
-	capOf []int // entry → index into caps, -1 when uncapped
+	capOf []int // entry → index into caps, -1 when uncapped; entries past its end are uncapped
 }
 
 // Next fills dst with the next slots in due order.
@@ -74,7 +74,7 @@ func (s *openStream) fetchMain() {
 		}
 		e := s.g.sel.pick(s.cand)
 		s.cand++
-		if s.capOf != nil && s.capOf[e] >= 0 && s.caps[s.capOf[e]].drops(due) {
+		if e < len(s.capOf) && s.capOf[e] >= 0 && s.caps[s.capOf[e]].drops(due) {
 			continue
 		}
 		s.main, s.have = MakeSlot(due, e), true

@@ -112,7 +112,11 @@ func openCapStreams(plans []capPlan, poisson bool, seed uint64) ([]capStream, []
 		return nil, nil
 	}
 	streams := make([]capStream, len(plans))
-	byEntry := make([]int, MaxEntries)
+	n := 0
+	for i := range plans {
+		n = max(n, plans[i].entry+1)
+	}
+	byEntry := make([]int, n)
 	for i := range byEntry {
 		byEntry[i] = -1
 	}

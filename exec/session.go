@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -83,7 +84,7 @@ func capturesUsed(rq *compile.Request) []int {
 	var used []int
 	add := func(sp *compile.Splice) {
 		for _, h := range sp.Holes {
-			if h.Kind == plan.HoleCaptured && h.Index >= 0 && !contains(used, h.Index) {
+			if h.Kind == plan.HoleCaptured && h.Index >= 0 && !slices.Contains(used, h.Index) {
 				used = append(used, h.Index)
 			}
 		}
@@ -94,15 +95,6 @@ func capturesUsed(rq *compile.Request) []int {
 	}
 	add(&rq.Body)
 	return used
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // wait waits for the sessions still running once no more can start.

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -101,7 +102,7 @@ func (l *loader) enumAttr(attrs hcl.Attributes, name string, allowed ...string) 
 	if attr == nil {
 		return "", diags
 	}
-	if !contains(allowed, s) {
+	if !slices.Contains(allowed, s) {
 		return "", append(diags, attrError(attr, "Invalid "+name, fmt.Sprintf("%s must be one of %s (got %s).", name, quoteList(allowed), l.shown(attr, s))))
 	}
 	return s, diags

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,7 +110,7 @@ func (l *loader) checkReferences(expr hcl.Expression, sc scope) (diags hcl.Diagn
 				silent = true
 			case sc.data == nil:
 				bad("No data for row", sc.noRow)
-			case hasName && !contains(sc.data.Columns, name):
+			case hasName && !slices.Contains(sc.data.Columns, name):
 				bad("Unknown data column", fmt.Sprintf("data %q has no column %q; its columns are: %s.", sc.data.Name, name, strings.Join(sc.data.Columns, ", ")))
 			}
 		case "captured":
@@ -160,13 +161,4 @@ func mapKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
