@@ -110,9 +110,9 @@ func runThresholds(path string) *plan.Thresholds {
 		return nil
 	}
 	defer fh.Close()
-	tp, err := compile.ReadTPlan(fh)
+	th, err := compile.ReadTPlanThresholds(fh)
 	if err != nil {
 		return nil
 	}
-	return &tp.Schedule.Thresholds
+	return &th
 }

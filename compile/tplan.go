@@ -250,6 +250,26 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
 	return &TPlan{Schedule: s, Sources: h.Sources, PlanPath: h.PlanPath, Variables: h.Variables, Sensitive: h.Sensitive}, nil
 }
 
+// ReadTPlanThresholds reads only a .tplan's header for the plan's
+// thresholds: what a report needs, without reading and checking every slot
+// as ReadTPlan does.
+func ReadTPlanThresholds(r io.Reader) (th plan.Thresholds, err error) {
+	defer ipcguard.Recover(&err)
+	if r, err = ipcguard.Stream(r); err != nil {
+		return th, fmt.Errorf("tplan: %w", err)
+	}
+	rd, err := ipc.NewReader(r, ipc.WithAllocator(ipcguard.Allocator))
+	if err != nil {
+		return th, fmt.Errorf("tplan: %w", err)
+	}
+	defer rd.Release()
+	h, err := decodeTPlanHeader(rd.Schema())
+	if err != nil {
+		return th, err
+	}
+	return h.Thresholds, nil
+}
+
 func decodeTPlanHeader(schema *arrow.Schema) (*tplanHeader, error) {
 	if len(schema.Fields()) != len(tplanSchemaFields) {
 		return nil, errors.New("tplan: not a tressi schedule: unexpected columns")

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"reflect"
 	"testing"
 	"time"
@@ -108,5 +109,24 @@ func TestTPlanRejectsDamage(t *testing.T) {
 	}
 	if _, err := ReadTPlan(bytes.NewReader([]byte("not arrow"))); err == nil {
 		t.Error("garbage was read")
+	}
+}
+
+func TestReadTPlanThresholdsReadsOnlyTheHeader(t *testing.T) {
+	p := openPlan(t, []plan.Stage{constant(time.Second, 100)}, 1)
+	p.Thresholds = &plan.Thresholds{P99: 250 * time.Millisecond, ErrorRate: 0.05, Abort: true}
+	s := mustCompile(t, p)
+	var buf bytes.Buffer
+	if err := WriteTPlan(&buf, s, p); err != nil {
+		t.Fatal(err)
+	}
+	// Cut right after the schema message: the slots are not needed.
+	header := 8 + int(binary.LittleEndian.Uint32(buf.Bytes()[4:8]))
+	th, err := ReadTPlanThresholds(bytes.NewReader(buf.Bytes()[:header]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.P99 != 250*time.Millisecond || th.ErrorRate != 0.05 {
+		t.Fatalf("thresholds %+v", th)
 	}
 }
