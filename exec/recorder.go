@@ -40,8 +40,36 @@ type totals struct {
 	Requests int64 // rows: every slot of the shard
 	Sent     int64 // rows with sent_ns >= 0
 	OK       int64 // a response with an expected status and no error
-	Errors   map[string]int64
-	Status   map[uint16]int64
+	// Counted in arrays, not maps: this runs for every row. Statuses of
+	// 1000 and above (no real server sends them) go to bigStatus.
+	Errors    [len(results.ErrorNames)]int64
+	Status    [1000]int64
+	bigStatus map[uint16]int64
+}
+
+// errorKinds is Errors by word, for the outcome.
+func (t *totals) errorKinds() map[string]int64 {
+	m := map[string]int64{}
+	for k, n := range t.Errors {
+		if k != int(results.None) && n > 0 {
+			m[results.ErrorNames[k]] = n
+		}
+	}
+	return m
+}
+
+// statuses is Status by code, for the outcome.
+func (t *totals) statuses() map[uint16]int64 {
+	m := map[uint16]int64{}
+	for code, n := range t.Status {
+		if n > 0 {
+			m[uint16(code)] = n
+		}
+	}
+	for code, n := range t.bigStatus {
+		m[code] = n
+	}
+	return m
 }
 
 // Batch sizes: how many rows the recorder writes at a time. Encoding and
@@ -74,7 +102,7 @@ func newRecorder(w *results.Writer, workers, batchRows int) *recorder {
 		// 3 significant digits: percentiles within 0.1%, ~1 MiB of counts.
 		latency: hdrhistogram.New(1, histogramMax, 3),
 		window:  hdrhistogram.New(1, histogramMax, 3),
-		totals:  totals{Errors: map[string]int64{}, Status: map[uint16]int64{}},
+		totals:  totals{bigStatus: map[uint16]int64{}},
 	}
 	r.p50.Store(-1)
 	r.p99.Store(-1)
@@ -165,10 +193,14 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	if row.Sent >= 0 {
 		t.Sent++
 	}
-	if row.Error != results.None {
-		t.Errors[row.Error.String()]++
+	if int(row.Error) < len(t.Errors) {
+		t.Errors[row.Error]++
 	}
-	t.Status[row.Status]++
+	if int(row.Status) < len(t.Status) {
+		t.Status[row.Status]++
+	} else {
+		t.bigStatus[row.Status]++
+	}
 	if row.Latency >= 0 {
 		v := min(max(row.Latency, 1), histogramMax)
 		_ = r.window.RecordValue(v) // in range by construction; merged into latency every second

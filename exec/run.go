@@ -266,7 +266,7 @@ func expectMap(names []string, expect [][]int) map[string][]int {
 func (ex *executor) fillOutcome(out *Outcome) {
 	t := &ex.rec.totals
 	out.Requests, out.Sent, out.OK = t.Requests, t.Sent, t.OK
-	out.ErrorKinds, out.Status = t.Errors, t.Status
+	out.ErrorKinds, out.Status = t.errorKinds(), t.statuses()
 	out.Interrupted, out.EarlyExit = ex.interrupted.Load(), ex.earlyExit.Load()
 	out.ThresholdFailures = ex.th.list()
 	if ex.rec.latency.TotalCount() > 0 {
