@@ -322,11 +322,12 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 // freeRunDir returns dir, or dir-2, dir-3, … when runs started within the
 // same second already took it: a default never collides with a kept run.
 func freeRunDir(dir string) string {
+	free := dir
 	for i := 2; ; i++ {
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			return dir
+		if _, err := os.Stat(free); os.IsNotExist(err) {
+			return free
 		}
-		dir = fmt.Sprintf("%s-%d", strings.TrimSuffix(dir, fmt.Sprintf("-%d", i-1)), i)
+		free = fmt.Sprintf("%s-%d", dir, i)
 	}
 }
 
