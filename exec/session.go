@@ -225,12 +225,7 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 // its own connection when asked, and the response kept for captures.
 func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready int64) (int64, error) {
 	w, ex, pr := r.w, r.w.ex, st.req
-	req := &w.req
-	if pr.static != nil {
-		pr.static.CopyTo(req)
-	} else {
-		w.buf = render(req, pr, &w.vals, w.buf)
-	}
+	req := w.request(pr)
 	client := pr.client
 	if ownConn {
 		var err error

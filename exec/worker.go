@@ -118,22 +118,27 @@ func (w *worker) waitUntil(due int64) bool {
 func (w *worker) send(k uint64, entry int, scheduled int64) {
 	ex := w.ex
 	pr := &ex.reqs[ex.s.Entries[entry].Steps[0].Request]
-	req := &w.req
-	if pr.static != nil {
-		// sreq still holds this static request from the last send (fasthttp
-		// does not change a request it sends): copying it again would only
-		// make fasthttp parse its URI again.
-		req = &w.sreq
-		if w.static != pr.static {
-			pr.static.CopyTo(req)
-			w.static = pr.static
-		}
-	} else {
+	if pr.static == nil {
 		w.vals.Slot = k
 		w.vals.Row = ex.s.Row(entry, k)
-		w.buf = render(req, pr, &w.vals, w.buf)
 	}
-	w.exchange(pr.client, req, pr, k, scheduled)
+	w.exchange(pr.client, w.request(pr), pr, k, scheduled)
+}
+
+// request readies pr to send. A static request stays in sreq while the
+// worker sends it again (fasthttp does not change a request it sends), so
+// it is copied, and its URI parsed, only when another one comes in between;
+// one with holes is rendered from w.vals.
+func (w *worker) request(pr *preparedRequest) *fasthttp.Request {
+	if pr.static != nil {
+		if w.static != pr.static {
+			pr.static.CopyTo(&w.sreq)
+			w.static = pr.static
+		}
+		return &w.sreq
+	}
+	w.buf = render(&w.req, pr, &w.vals, w.buf)
+	return &w.req
 }
 
 // exchange sends req to client and records its outcome for slot k, due (or
