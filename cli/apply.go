@@ -36,6 +36,7 @@ func newApply(e *env) *cobra.Command {
 		shard   string
 		startAt string
 		cpuProf string
+		engine  string
 	)
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE.tplan or PATH]",
@@ -46,8 +47,11 @@ func newApply(e *env) *cobra.Command {
 			"exits at once. Exit 2 when a threshold failed or ended the run early.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt := exec.Options{Version: Version, Grace: 2 * time.Second}
+			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine}
 			var err error
+			if engine != "" && engine != exec.EngineLoop && engine != exec.EngineFasthttp {
+				return withCode(ExitInvalid, fmt.Errorf("--engine %q: want %s or %s", engine, exec.EngineLoop, exec.EngineFasthttp))
+			}
 			if shard != "" {
 				if opt.Shard, err = results.ParseShard(shard); err != nil {
 					return withCode(ExitInvalid, err)
@@ -81,6 +85,8 @@ func newApply(e *env) *cobra.Command {
 	fl.BoolVar(&quiet, "quiet", false, "print neither progress nor the summary")
 	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
 	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
+	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
+		"fasthttp (TLS, scenarios); default: loop wherever it can run the plan")
 	// A developer's flag: profile the executor on a real run.
 	fl.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fl.MarkHidden("cpuprofile")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/tressi/tressi/h1"
 	"github.com/tressi/tressi/results"
 )
 
@@ -37,7 +38,7 @@ func classify(err error) results.ErrorKind {
 		return results.Interrupted
 	case errors.As(err, &dnsErr):
 		return results.DNS
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+	case errors.Is(err, fasthttp.ErrBodyTooLarge), errors.Is(err, h1.ErrBodyTooLarge):
 		return results.BodyTooLarge
 	case isTLSError(err):
 		return results.TLS

@@ -56,7 +56,10 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		// Waiting for a free connection is part of the request: it ends in
 		// the request's own timeout (reported as such) and its time shows in
 		// latency, instead of failing at once with ErrNoFreeConns.
-		MaxConnWaitTimeout:            timeout + time.Second,
+		MaxConnWaitTimeout: timeout + time.Second,
+		// Closed before common servers close an idle connection (Node's 5 s
+		// keep-alive timeout): reusing one they closed would fail a request.
+		MaxIdleConnDuration:           4 * time.Second,
 		DisablePathNormalizing:        true,
 		DisableHeaderNamesNormalizing: true,
 		NoDefaultUserAgentHeader:      true,

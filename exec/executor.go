@@ -31,6 +31,7 @@ type executor struct {
 	scen  *scenarios       // scenario entries and their sessions; nil without any
 
 	maxSample int
+	maxBody   int      // the largest response body read
 	samples   sync.Map // sampleKey → struct{}: first response per key wins
 
 	stopCh   chan struct{}

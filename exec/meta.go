@@ -22,6 +22,7 @@ type Meta struct {
 	Plan        string    `json:"plan_name"`
 	Hash        string    `json:"schedule_hash"`
 	Shard       string    `json:"shard"`
+	Engine      string    `json:"engine"`
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	CommandLine string    `json:"command_line,omitempty"`

@@ -22,7 +22,10 @@ type recorder struct {
 	samples chan results.Sample
 	rowsCap int
 	done    chan struct{}
-	err     error
+	// background: run at idle priority on a thread of its own (the loop
+	// engine keeps a P free for it).
+	background bool
+	err        error
 
 	batch []results.Row
 	// Everything below is the recorder goroutine's until done is closed.
@@ -137,6 +140,15 @@ func (r *recorder) sample(s results.Sample) {
 // one every second so a slow run still reaches the file.
 func (r *recorder) run(expect func(endpoint uint16, status uint16) bool) {
 	defer close(r.done)
+	if r.background {
+		// Encoding and compressing a batch takes a few hundred µs to ms.
+		// On its own thread at idle priority it never delays a loop that
+		// has a burst due, even on one core: the kernel lets a waking
+		// loop preempt it at once.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		lowerThreadPriority()
+	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {

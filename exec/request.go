@@ -19,6 +19,7 @@ type preparedRequest struct {
 	endpoint uint16 // index into the results' endpoint names
 	origin   []byte // scheme://host, prefixed to the rendered path
 	static   *fasthttp.Request
+	wire     []byte // a static request's bytes on the wire, for the loop engine
 }
 
 // prepareRequests builds the request table and the results' endpoint names
@@ -58,6 +59,7 @@ func prepareRequests(s *compile.Schedule, cs *clients) ([]preparedRequest, []str
 			// The static request owns its buffer for good: SetBodyRaw keeps it.
 			render(req, &pr, &compile.Values{Seed: s.Seed}, nil)
 			pr.static = req
+			pr.wire = wireBytes(req)
 		}
 		prs[i] = pr
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -41,7 +42,16 @@ type Options struct {
 	Version, CommandLine string
 	// TPlan writes plan.tplan, the schedule this run replays; nil: none.
 	TPlan func(io.Writer) error
+	// Engine picks what sends the requests: EngineLoop, EngineFasthttp, or
+	// "" for the loop wherever it can run the plan (see chooseEngine).
+	Engine string
 }
+
+// The engines.
+const (
+	EngineLoop     = "loop"
+	EngineFasthttp = "fasthttp"
+)
 
 // Outcome is what a run did.
 type Outcome struct {
@@ -59,6 +69,8 @@ type Outcome struct {
 	// Latency is the corrected latency at p50, p90, p95, p99 and p999 (keys
 	// "p50"…"p999"), absent without responses.
 	Latency map[string]time.Duration
+
+	Engine string // the engine that sent the requests
 
 	Interrupted bool // stopped by Options.Interrupt or the context
 	EarlyExit   bool // stopped by a live threshold
@@ -102,7 +114,8 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	meta := newMeta(opt.Version, opt.CommandLine)
 	meta.RunID, meta.Plan, meta.Hash, meta.Shard = out.RunID, s.Name, s.Hash, opt.Shard.String()
 
-	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample}
+	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
+		maxBody: opt.MaxResponseBody}
 	out.Start = opt.StartAt
 	if out.Start.IsZero() {
 		out.Start = time.Now()
@@ -120,6 +133,11 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if ex.scen, err = newScenarios(ex); err != nil {
 		return nil, err
 	}
+	engine, nloops, err := chooseEngine(s, opt.Shard, opt.Engine)
+	if err != nil {
+		return nil, err
+	}
+	out.Engine, meta.Engine = engine, engine
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
 	if err != nil {
@@ -149,22 +167,50 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if s.Model == compile.Open {
 		workers = workerCount(s, s.Count)
 	}
+	if engine == EngineLoop {
+		workers = nloops
+	}
+	// The loop engine's recorder runs at idle priority and never delays a
+	// burst, so its open model takes the large batches too.
 	batch := closedBatchRows
-	if s.Model == compile.Open {
+	if s.Model == compile.Open && engine != EngineLoop {
 		batch = openBatchRows
 	}
 	ex.rec = newRecorder(w, workers, batch)
+	if engine == EngineLoop {
+		// The loops hold their Ps; the recorder gets one of its own even
+		// on one core, and idle priority there (see recorder.run).
+		if runtime.GOMAXPROCS(0) == 1 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+		}
+		ex.rec.background = true
+	}
 	go ex.rec.run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
 
 	var session atomic.Uint64
-	if s.Model == compile.Open {
-		ex.startOpen(s.Slots())
-	} else {
+	if s.Model == compile.Closed {
 		ex.pick = s.Pick
 		ex.bucks = make([]*bucket, len(s.Entries))
 		for i, e := range s.Entries {
 			ex.bucks[i] = newBucket(e.MaxRate)
 		}
+	}
+	switch {
+	case engine == EngineLoop:
+		loops, err := ex.newLoops(nloops)
+		if err != nil {
+			close(ex.rec.in)
+			<-ex.rec.done
+			return nil, fmt.Errorf("starting the loop engine: %w (--engine fasthttp runs without it)", err)
+		}
+		if s.Model == compile.Open {
+			ex.startLoopsOpen(loops, s.Slots)
+		} else {
+			ex.startLoopsClosed(loops, &session)
+		}
+	case s.Model == compile.Open:
+		ex.startOpen(s.Slots())
+	default:
 		ex.startClosed(&session)
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration}

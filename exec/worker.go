@@ -154,37 +154,57 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 // record appends the row of a request that ended at done with err; the
 // response and its connection meter are w.resp's.
 func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, err error) {
-	ex := w.ex
-	row := results.Row{Slot: k, Scheduled: scheduled, Sent: -1, Latency: -1, Service: -1, Endpoint: pr.endpoint}
+	sent, out, in := int64(-1), int64(0), int64(0)
 	if m, ok := w.resp.LocalAddr().(*meter); ok {
-		row.Sent = m.sent
-		row.BytesOut = clampU32(m.out)
-		row.BytesIn = clampU32(m.in)
+		sent, out, in = m.sent, m.out, m.in
 		m.release()
 	}
+	status := 0
 	if err == nil {
-		row.Status = uint16(w.resp.StatusCode())
+		status = w.resp.StatusCode()
+	}
+	row := w.outcome(pr, k, scheduled, sent, done, out, in, status, err)
+	if w.wantSample(&row) {
+		body := w.resp.Body()
+		w.putSample(&row, pr, w.resp.Header.Header(), body, int64(len(body)))
+	}
+	w.keep(row, done)
+}
+
+// outcome builds the row of a request that ended at done, counting it in
+// the live figures. Both engines record through it: sent is -1 when no byte
+// went out, status is the response's when err is nil.
+func (w *worker) outcome(pr *preparedRequest, k uint64, scheduled, sent, done, out, in int64, status int, err error) results.Row {
+	ex := w.ex
+	row := results.Row{Slot: k, Scheduled: scheduled, Sent: sent, Latency: -1, Service: -1, Endpoint: pr.endpoint,
+		BytesOut: clampU32(out), BytesIn: clampU32(in)}
+	if err == nil {
+		row.Status = uint16(status)
 		row.Latency = done - scheduled
-		if row.Sent >= 0 {
-			row.Service = done - row.Sent
+		if sent >= 0 {
+			row.Service = done - sent
 		}
 	} else if ex.aborted.Load() {
 		row.Error = results.Interrupted
 	} else {
 		row.Error = classify(err)
 	}
-	ok := err == nil && results.ExpectsStatus(pr.spec.Expect, int(row.Status))
-	if row.Sent >= 0 {
+	if sent >= 0 {
 		w.stats.sent.Add(1)
 	}
 	w.stats.done.Add(1)
-	if !ok {
+	if err != nil || !results.ExpectsStatus(pr.spec.Expect, status) {
 		w.stats.failed.Add(1)
 	}
-	w.sample(&row, pr)
+	return row
+}
+
+// keep buffers a finished row and ends the run on a status a threshold
+// names.
+func (w *worker) keep(row results.Row, done int64) {
 	w.appendAt(row, done)
-	if err == nil && int(row.Status) < len(ex.abortStatus) && ex.abortStatus[row.Status] {
-		ex.th.statusSeen(row.Status)
+	if row.Error == results.None && int(row.Status) < len(w.ex.abortStatus) && w.ex.abortStatus[row.Status] {
+		w.ex.th.statusSeen(row.Status)
 	}
 }
 
@@ -238,23 +258,33 @@ func (w *worker) flush() {
 	w.rows = w.ex.rec.hand(w.rows)
 }
 
-// sample offers the response as the first of its (endpoint, status, error)
-// when neither this worker nor any other offered one yet. The local map
-// keeps the shared map off the per-request path.
-func (w *worker) sample(r *results.Row, pr *preparedRequest) {
+// wantSample says whether r is the first of its (endpoint, status, error)
+// that any worker saw; the answer is yes once per key. The local map keeps
+// the shared map off the per-request path.
+func (w *worker) wantSample(r *results.Row) bool {
 	key := sampleKey{r.Endpoint, r.Status, r.Error}
 	if _, ok := w.seen[key]; ok {
-		return
+		return false
 	}
 	w.seen[key] = struct{}{}
-	if _, taken := w.ex.samples.LoadOrStore(key, struct{}{}); taken {
-		return
-	}
+	_, taken := w.ex.samples.LoadOrStore(key, struct{}{})
+	return !taken
+}
+
+// sampleNew is wantSample without taking the key: whether a response with
+// that status would be the first of its kind seen here.
+func (w *worker) sampleNew(endpoint, status uint16) bool {
+	_, ok := w.seen[sampleKey{endpoint, status, results.None}]
+	return !ok
+}
+
+// putSample hands the sample of r to the recorder: for a response, its
+// header block, the first bytes of its body and the body's whole size.
+func (w *worker) putSample(r *results.Row, pr *preparedRequest, head, body []byte, size int64) {
 	s := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
 	if r.Error == results.None {
-		s.Headers = string(w.resp.Header.Header())
-		body := w.resp.Body()
-		s.BodySize = clampU32(int64(len(body)))
+		s.Headers = string(head)
+		s.BodySize = clampU32(size)
 		s.Body = append([]byte(nil), body[:min(len(body), w.ex.maxSample)]...)
 	}
 	w.ex.rec.sample(s)

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -258,4 +259,35 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportMetric(float64(buf.Len())/float64(len(rows)), "bytes/row")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
+}
+
+// BenchmarkWriteRealistic writes rows shaped like a steady open-model run
+// (sequential slots, 50 µs apart, ~100 µs latencies) in batches of the
+// sizes the recorder uses: the cost and size per row of a batch size.
+func BenchmarkWriteRealistic(b *testing.B) {
+	for _, n := range []int{1 << 10, 4 << 10, 8 << 10, 32 << 10} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			rows := make([]Row, n)
+			for k := range rows {
+				due := int64(k) * 50_000
+				lat := 80_000 + rng.Int64N(60_000)
+				sent := due + rng.Int64N(300_000)
+				rows[k] = Row{Slot: uint64(k), Scheduled: due, Sent: sent, Latency: sent - due + lat, Service: lat,
+					Status: 200, BytesOut: 40, BytesIn: 150}
+			}
+			var buf bytes.Buffer
+			w, _ := NewWriter(&buf, testMeta, []string{"a"})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				buf.Reset()
+				if err := w.Write(rows); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len())/float64(len(rows)), "bytes/row")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
+		})
+	}
 }

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package exec
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// The event-loop engine drives epoll directly; elsewhere the fasthttp
+// engine runs every plan.
+type evloop struct{}
+
+func loopSupported() bool { return false }
+
+func (ex *executor) newLoops(int) ([]*evloop, error) {
+	return nil, errors.New("the loop engine needs Linux")
+}
+
+func (ex *executor) startLoopsOpen([]*evloop, func() compile.SlotSource) {}
+func (ex *executor) startLoopsClosed([]*evloop, *atomic.Uint64)          {}
+
+func lowerThreadPriority() {}

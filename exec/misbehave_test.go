@@ -1,0 +1,222 @@
+package exec
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tressi/tressi/results"
+)
+
+// rawServer answers each request it reads on a loopback port with reply,
+// which writes whatever it likes on the raw connection and says whether
+// the connection stays open.
+func rawServer(t *testing.T, reply func(c net.Conn, req *http.Request) (keep bool)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if !reply(c, req) {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func write(c net.Conn, parts ...string) {
+	for _, p := range parts {
+		if p == "<pause>" {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		c.Write([]byte(p))
+	}
+}
+
+// The engines must agree on what a misbehaving server did: every case runs
+// through both, one row per slot, with the error word and status a user
+// reads in the report.
+func TestMisbehavingServers(t *testing.T) {
+	const okBody = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	cases := []struct {
+		name    string
+		method  string
+		reply   func(c net.Conn, req *http.Request) bool
+		status  uint16
+		err     results.ErrorKind
+		bytesIn uint32 // checked when not 0
+	}{
+		{"ok keep-alive", "GET", func(c net.Conn, _ *http.Request) bool { write(c, okBody); return true },
+			200, results.None, uint32(len(okBody))},
+		{"garbage", "GET", func(c net.Conn, _ *http.Request) bool { write(c, "SSH-2.0-OpenSSH_9.6\r\n"); return true },
+			0, results.Protocol, 0},
+		{"bad status code", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n")
+			return true
+		}, 0, results.Protocol, 0},
+		{"closed mid-body", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten b")
+			return false
+		}, 0, results.Reset, 0},
+		{"closed before answering", "GET", func(net.Conn, *http.Request) bool { return false },
+			0, results.Reset, 0},
+		{"reset", "GET", func(c net.Conn, _ *http.Request) bool {
+			c.(*net.TCPConn).SetLinger(0)
+			return false
+		}, 0, results.Reset, 0},
+		{"chunked in pieces", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "<pause>", "5\r\nhel", "<pause>", "lo\r\n6\r\n world\r\n", "0\r\n\r\n")
+			return true
+		}, 200, results.None, 0},
+		{"connection close", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
+			return false
+		}, 200, results.None, 0},
+		{"HTTP/1.0 body until close", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.0 200 OK\r\n\r\n", "<pause>", "the body ends when the connection does")
+			return false
+		}, 200, results.None, 0},
+		{"slow body", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n", "ab", "<pause>", "cd", "<pause>", "ef")
+			return true
+		}, 200, results.None, 0},
+		{"100 continue first", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 100 Continue\r\n\r\n", "<pause>", okBody)
+			return true
+		}, 200, results.None, 0},
+		{"204 no body", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 204 No Content\r\n\r\n")
+			return true
+		}, 204, results.None, 0},
+		{"HEAD with length", "HEAD", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+			return true
+		}, 200, results.None, 0},
+		{"503", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy")
+			return true
+		}, 503, results.None, 0},
+		{"body too large", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n", strings.Repeat("x", 5000))
+			return true
+		}, 0, results.BodyTooLarge, 0},
+	}
+	// A server that closes idle connections without saying so: the loop
+	// engine sees the close while the connection is idle and dials anew.
+	// fasthttp finds out only by sending on it (it closes its own idle
+	// connections after 4 s, before common servers' keep-alive timeouts).
+	loopOnly := map[string]bool{"idle connections closed by the server": true}
+	cases = append(cases, struct {
+		name    string
+		method  string
+		reply   func(c net.Conn, req *http.Request) bool
+		status  uint16
+		err     results.ErrorKind
+		bytesIn uint32
+	}{"idle connections closed by the server", "GET", func(c net.Conn, _ *http.Request) bool {
+		write(c, okBody)
+		return false
+	}, 200, results.None, 0})
+	for _, engine := range []string{EngineLoop, EngineFasthttp} {
+		for _, tc := range cases {
+			if loopOnly[tc.name] && engine != EngineLoop {
+				continue
+			}
+			t.Run(engine+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				addr := rawServer(t, tc.reply)
+				const n = 6
+				s := schedule(addr, n, 60*time.Millisecond)
+				s.Targets[0].Connections = 1
+				s.Targets[0].Timeout = time.Second
+				s.Requests[0].Method = tc.method
+				out, rows := run(t, s, Options{Engine: engine, MaxResponseBody: 4096})
+				if out.Engine != engine {
+					t.Fatalf("ran on %q", out.Engine)
+				}
+				checkOneRowPerSlot(t, rows, n)
+				for _, r := range rows {
+					if r.Error != tc.err || r.Status != tc.status {
+						t.Fatalf("row %+v: want status %d error %q", r, tc.status, tc.err)
+					}
+					if r.Sent < 0 || r.BytesOut == 0 {
+						t.Fatalf("row %+v: the request went out", r)
+					}
+					if tc.bytesIn != 0 && r.BytesIn != tc.bytesIn {
+						t.Fatalf("row %+v: want %d bytes in", r, tc.bytesIn)
+					}
+					if (r.Error == results.None) != (r.Latency >= 0) {
+						t.Fatalf("row %+v: latency only for responses", r)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A garbage line with the connection left open fails at once, not at the
+// timeout: nothing more can make it HTTP.
+func TestGarbageFailsFast(t *testing.T) {
+	for _, engine := range []string{EngineLoop, EngineFasthttp} {
+		t.Run(engine, func(t *testing.T) {
+			addr := rawServer(t, func(c net.Conn, _ *http.Request) bool {
+				write(c, "hello?\n")
+				time.Sleep(3 * time.Second)
+				return false
+			})
+			s := schedule(addr, 1, time.Millisecond)
+			s.Targets[0].Timeout = 2 * time.Second
+			begin := time.Now()
+			_, rows := run(t, s, Options{Engine: engine})
+			if d := time.Since(begin); d > time.Second {
+				t.Fatalf("took %v", d)
+			}
+			if rows[0].Error != results.Protocol {
+				t.Fatalf("row %+v", rows[0])
+			}
+		})
+	}
+}
+
+// The engine the plan needs: fasthttp for https or scenarios, the loop
+// otherwise; asking for the loop where it cannot run says why.
+func TestChooseEngine(t *testing.T) {
+	s := schedule("127.0.0.1:1", 1, time.Millisecond)
+	if e, n, err := chooseEngine(s, results.Shard{Count: 1}, ""); err != nil || (loopSupported() && (e != EngineLoop || n < 1)) {
+		t.Fatalf("plain http: %q %d %v", e, n, err)
+	}
+	s.Targets[0].Scheme = "https"
+	if e, _, _ := chooseEngine(s, results.Shard{Count: 1}, ""); e != EngineFasthttp {
+		t.Fatalf("https ran on %q", e)
+	}
+	_, _, err := chooseEngine(s, results.Shard{Count: 1}, EngineLoop)
+	if err == nil || !strings.Contains(err.Error(), `target "t" uses https`) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, _, err := chooseEngine(s, results.Shard{Count: 1}, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
+		t.Fatalf("err = %v", err)
+	}
+}
