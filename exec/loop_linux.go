@@ -67,7 +67,19 @@ type evloop struct {
 	session *atomic.Uint64
 	active  int // users not finished
 
-	nextScan  int64
+	nextScan int64
+	// stamps: the open model reads responses with the kernel's receive
+	// timestamps (SO_TIMESTAMPING), so it can sleep through their arrival
+	// and read them in one go at the next burst without adding that wait
+	// to their latency. wallBase converts those wall-clock stamps to run
+	// time; outs counts connections waiting to write, which cannot wait.
+	stamps    bool
+	wallBase  int64
+	outs      int
+	msg       unix.Msghdr
+	iov       unix.Iovec
+	oob       [64]byte
+	keeper    int // a socket that keeps the kernel stamping from before the first dial
 	refilling bool
 	wire      wireWriter // renders requests with holes
 }
@@ -106,7 +118,8 @@ type lconn struct {
 	fd       int
 	t        *ltarget
 	state    uint8
-	wantOut  bool // EPOLLOUT is in the interest set
+	wantOut  bool  // EPOLLOUT is in the interest set
+	rxAt     int64 // when the bytes last read reached the host
 	job      ljob
 	deadline int64 // of the request (or the dial, while dialing)
 	dialEnd  int64 // the connect timeout's instant, while dialing
@@ -170,6 +183,9 @@ func (ex *executor) newLoops(n int) ([]*evloop, error) {
 		if err != nil {
 			for _, l := range loops[:i] {
 				unix.Close(l.epfd)
+				if l.stamps && l.keeper >= 0 {
+					unix.Close(l.keeper)
+				}
 			}
 			return nil, err
 		}
@@ -217,6 +233,15 @@ func resolveSockaddr(addr string) (unix.Sockaddr, error) {
 func (ex *executor) startLoopsOpen(loops []*evloop, slots func() compile.SlotSource) {
 	for i, l := range loops {
 		l.src = slots()
+		l.stamps = true
+		// The kernel turns stamping on lazily, after the first socket asks
+		// for it: asking now, before the run, stamps the first responses.
+		l.keeper = -1
+		if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
+				unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE)
+			l.keeper = fd
+		}
 		l.chunk = make([]compile.Slot, 4096)
 		l.shardIdx, l.shardCount = uint64(ex.shard.Index), uint64(max(ex.shard.Count, 1))
 		l.loopIdx, l.loops = uint64(i), uint64(len(loops))
@@ -381,8 +406,16 @@ func (l *evloop) poll(wake int64) {
 	if len(l.w.rows) > 0 && now-l.w.first > flushAge/2 {
 		l.w.flush() // a slow run still reaches the file every second
 	}
+	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 {
+		// Sleep through the responses instead of waking for each: they
+		// carry the kernel's arrival time, and are read together below.
+		l.sleep(timeout)
+		timeout = 0
+	}
 	n := l.wait(max(timeout, 0))
-	l.now = ex.clock.now()
+	t := time.Now()
+	l.now = int64(t.Sub(ex.clock.base))
+	l.wallBase = t.UnixNano() - l.now
 	for i := range n {
 		ev := &l.evs[i]
 		c := l.conns[ev.Fd]
@@ -492,6 +525,10 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 		return
 	}
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if l.stamps {
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
+			unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE)
+	}
 	err = unix.Connect(fd, t.sa)
 	if err != nil && err != unix.EINPROGRESS {
 		unix.Close(fd)
@@ -506,6 +543,7 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 		return
 	}
 	c.wantOut = true
+	l.outs++
 	t.open++
 	c.state = connDialing
 	c.job = j
@@ -605,7 +643,7 @@ func (l *evloop) write(c *lconn) {
 // read reads what arrived on c and feeds it to the parser.
 func (l *evloop) read(c *lconn) {
 	for {
-		n, errno := rawRead(c.fd, c.rbuf[c.rlen:])
+		n, errno := l.recv(c, c.rbuf[c.rlen:])
 		switch {
 		case errno == unix.EAGAIN:
 			return
@@ -624,7 +662,7 @@ func (l *evloop) read(c *lconn) {
 				return
 			}
 			c.p.Close = true
-			l.complete(c)
+			l.complete(c, l.ex.clock.now()) // the close itself carries no stamp
 			return
 		}
 		c.in += int64(n)
@@ -639,7 +677,7 @@ func (l *evloop) read(c *lconn) {
 			c.rlen = copy(c.rbuf, c.rbuf[used:c.rlen])
 		}
 		if done {
-			l.complete(c)
+			l.complete(c, c.rxAt)
 			return
 		}
 		if c.rlen == len(c.rbuf) {
@@ -657,9 +695,9 @@ func (l *evloop) read(c *lconn) {
 	}
 }
 
-// complete records c's finished response and frees c for the next job.
-func (l *evloop) complete(c *lconn) {
-	done := l.ex.clock.now()
+// complete records c's response, finished at done, and frees c for the
+// next job.
+func (l *evloop) complete(c *lconn, done int64) {
 	j := c.job
 	// Bytes beyond the response (we never pipeline) mean the server and the
 	// framing disagree: the connection cannot be trusted with another.
@@ -760,6 +798,10 @@ func (l *evloop) closeConn(c *lconn) {
 
 func (l *evloop) releaseConn(c *lconn) {
 	unix.Close(c.fd) // also leaves the epoll set
+	if c.wantOut {
+		c.wantOut = false
+		l.outs--
+	}
 	c.fd = -1
 	c.state = connIdle
 	c.pending = nil
@@ -773,6 +815,13 @@ func (l *evloop) modify(c *lconn, out bool) {
 		ev.Events |= unix.EPOLLOUT
 	}
 	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
+	if out != c.wantOut {
+		if out {
+			l.outs++
+		} else {
+			l.outs--
+		}
+	}
 	c.wantOut = out
 }
 
@@ -841,6 +890,9 @@ func (l *evloop) finish() {
 		}
 	}
 	unix.Close(l.epfd)
+	if l.stamps && l.keeper >= 0 {
+		unix.Close(l.keeper)
+	}
 	if l.src != nil && l.loopIdx == 0 {
 		// Every loop reads the whole stream; the first one speaks for all.
 		if err := compile.StreamErr(l.src); err != nil {
@@ -866,4 +918,44 @@ func rawRead(fd int, b []byte) (int, syscall.Errno) {
 // when nothing else on its core wants to. Best effort.
 func lowerThreadPriority() {
 	_ = unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0)
+}
+
+// recv reads from c into b and sets c.rxAt: the kernel's receive stamp of
+// the last bytes read when the loop keeps stamps, else the clock now.
+func (l *evloop) recv(c *lconn, b []byte) (int, syscall.Errno) {
+	if !l.stamps {
+		n, errno := rawRead(c.fd, b)
+		c.rxAt = l.ex.clock.now()
+		return n, errno
+	}
+	l.iov.Base = &b[0]
+	l.iov.SetLen(len(b))
+	l.msg.Iov = &l.iov
+	l.msg.Iovlen = 1
+	l.msg.Control = &l.oob[0]
+	l.msg.SetControllen(len(l.oob))
+	r, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&l.msg)), 0)
+	if errno != 0 || r == 0 {
+		return int(r), errno
+	}
+	c.rxAt = l.ex.clock.now()
+	// One control message is asked for: SCM_TIMESTAMPING, whose first
+	// timespec is the software receive stamp (wall clock).
+	const hdr = unix.SizeofCmsghdr
+	if int(l.msg.Controllen) >= hdr+int(unsafe.Sizeof(unix.Timespec{})) {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SO_TIMESTAMPING {
+			ts := (*unix.Timespec)(unsafe.Pointer(&l.oob[hdr]))
+			if at := ts.Nano() - l.wallBase; at > 0 && at < c.rxAt && (c.sent < 0 || at >= c.sent) {
+				c.rxAt = at
+			}
+		}
+	}
+	return int(r), 0
+}
+
+// sleep sleeps d ns without watching the sockets.
+func (l *evloop) sleep(d int64) {
+	ts := unix.NsecToTimespec(d)
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
