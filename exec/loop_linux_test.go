@@ -2,10 +2,17 @@ package exec
 
 import (
 	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
 )
 
 // The open model reads responses late on purpose, at its next burst: the
@@ -56,5 +63,79 @@ func TestLoopStampsDateArrival(t *testing.T) {
 	}
 	if age := time.Duration(ex.clock.now() - c.rxAt); age < 30*time.Millisecond || age > 2*time.Second {
 		t.Fatalf("read %v after arrival by the stamp; it waited 50 ms unread", age)
+	}
+}
+
+// Several loops (one per spare P) split the slots and the users between
+// them: every slot still goes out exactly once, shards included.
+func TestLoopsSplitTheWork(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // 3 loops
+	srv := serve(t, ok)
+	for _, shard := range []results.Shard{{Index: 0, Count: 1}, {Index: 1, Count: 2}} {
+		const n = 3001
+		before := srv.count.Load()
+		out, rows := run(t, schedule(srv.addr, n, 100*time.Microsecond), Options{Shard: shard, Engine: EngineLoop})
+		want := n
+		if shard.Count == 2 {
+			want = n / 2 // slots 1, 3, …, 2999
+		}
+		if len(rows) != want || srv.count.Load()-before != int64(want) || out.OK != int64(want) {
+			t.Fatalf("shard %v: %d rows, server saw %d, outcome %+v; want %d", shard, len(rows), srv.count.Load()-before, out, want)
+		}
+		for i, r := range rows {
+			if int(r.Slot) != i*int(shard.Count)+shard.Index {
+				t.Fatalf("shard %v: row %d is slot %d", shard, i, r.Slot)
+			}
+		}
+	}
+
+	// Closed: 7 users over 3 loops, each thinking 20 ms between requests.
+	s := schedule(srv.addr, 0, time.Millisecond)
+	s.Model, s.Count, s.Think = compile.Closed, 0, 20*time.Millisecond
+	for range 7 {
+		s.Users = append(s.Users, compile.UserSpan{Start: 0, Stop: int64(400 * time.Millisecond)})
+	}
+	out, rows := run(t, s, Options{Engine: EngineLoop})
+	// Each user sends about 400/20 = 20 requests: 140 in all.
+	if len(rows) < 100 || len(rows) > 147 || out.OK != int64(len(rows)) {
+		t.Fatalf("closed with think: %d rows, outcome %+v", len(rows), out)
+	}
+}
+
+// A request body larger than the socket buffers, sent to a server that
+// reads it slowly, goes out in pieces as the server makes room (the
+// partial-write path) and arrives whole.
+func TestLoopLargeBody(t *testing.T) {
+	body := strings.Repeat("0123456789abcdef", 3<<19) // 24 MiB: more than a socket buffers
+	var got atomic.Int64
+	addr := rawServer(t, func(c net.Conn, req *http.Request) bool {
+		var b strings.Builder
+		chunk := make([]byte, 64<<10)
+		for {
+			n, err := req.Body.Read(chunk)
+			b.Write(chunk[:n])
+			if err != nil {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		if b.String() == body {
+			got.Add(1)
+		}
+		write(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	s := schedule(addr, 3, 10*time.Millisecond)
+	s.Targets[0].Connections = 1
+	s.Requests[0] = compile.Request{Name: "upload", Method: "POST", URI: literal("/up"), Body: literal(body), Static: true}
+	_, rows := run(t, s, Options{Engine: EngineLoop})
+	checkOneRowPerSlot(t, rows, 3)
+	for _, r := range rows {
+		if r.Error != results.None || r.BytesOut < uint32(len(body)) {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	if got.Load() != 3 {
+		t.Fatalf("the server got %d whole bodies of 3", got.Load())
 	}
 }
