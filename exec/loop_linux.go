@@ -200,7 +200,7 @@ func (ex *executor) newLoops(n int) ([]*evloop, error) {
 			if connect <= 0 {
 				connect = 2 * time.Second
 			}
-			lt := &ltarget{sa: addrs[ti], family: unix.AF_INET, maxConns: max(share, 1), connect: int64(connect),
+			lt := &ltarget{sa: cloneSockaddr(addrs[ti]), family: unix.AF_INET, maxConns: max(share, 1), connect: int64(connect),
 				maxBody: int64(ex.maxBody)}
 			if _, ok := addrs[ti].(*unix.SockaddrInet6); ok {
 				lt.family = unix.AF_INET6
@@ -227,6 +227,20 @@ func resolveSockaddr(addr string) (unix.Sockaddr, error) {
 	sa := &unix.SockaddrInet6{Port: ta.Port}
 	copy(sa.Addr[:], ta.IP.To16())
 	return sa, nil
+}
+
+// cloneSockaddr copies sa: Connect writes into the one it is given, so
+// loops cannot share one.
+func cloneSockaddr(sa unix.Sockaddr) unix.Sockaddr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		c := *a
+		return &c
+	case *unix.SockaddrInet6:
+		c := *a
+		return &c
+	}
+	return sa
 }
 
 // startLoopsOpen runs the open model on n loops.
