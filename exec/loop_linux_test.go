@@ -106,7 +106,7 @@ func TestLoopsSplitTheWork(t *testing.T) {
 // reads it slowly, goes out in pieces as the server makes room (the
 // partial-write path) and arrives whole.
 func TestLoopLargeBody(t *testing.T) {
-	body := strings.Repeat("0123456789abcdef", 3<<19) // 24 MiB: more than a socket buffers
+	body := strings.Repeat("0123456789abcdef", 3<<18) // 12 MiB: more than socket buffers hold
 	var got atomic.Int64
 	addr := rawServer(t, func(c net.Conn, req *http.Request) bool {
 		var b strings.Builder
@@ -127,6 +127,7 @@ func TestLoopLargeBody(t *testing.T) {
 	})
 	s := schedule(addr, 3, 10*time.Millisecond)
 	s.Targets[0].Connections = 1
+	s.Targets[0].Timeout = time.Minute // the three queue for one connection
 	s.Requests[0] = compile.Request{Name: "upload", Method: "POST", URI: literal("/up"), Body: literal(body), Static: true}
 	_, rows := run(t, s, Options{Engine: EngineLoop})
 	checkOneRowPerSlot(t, rows, 3)
