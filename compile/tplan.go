@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/tressi/tressi/arrowmem"
 	"github.com/tressi/tressi/ipcguard"
 	"github.com/tressi/tressi/plan"
 	"github.com/zclconf/go-cty/cty"
@@ -106,7 +107,7 @@ type tplanHeader struct {
 
 // WriteTPlan writes s, compiled from p, as a .tplan stream to w.
 func WriteTPlan(w io.Writer, s *Schedule, p *plan.Plan) error {
-	return writeTPlan(w, s, p, memory.NewGoAllocator())
+	return writeTPlan(w, s, p, new(arrowmem.Recycler))
 }
 
 func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) error {

@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tressi/tressi/arrowmem"
 )
 
 // BatchRows is the number of rows the executor gathers before handing a
@@ -40,7 +42,7 @@ func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
 	if len(endpoints) > 1<<16 {
 		return nil, fmt.Errorf("results: %d endpoints, at most 65536 fit the endpoint column", len(endpoints))
 	}
-	mem := memory.DefaultAllocator
+	var mem memory.Allocator = new(arrowmem.Recycler)
 	schema := Schema(m)
 	wr := &Writer{
 		schema:    schema,
