@@ -116,6 +116,16 @@ func (s *Schedule) Pick(k uint64) int {
 	return sel.pick(k)
 }
 
+// Picker is Pick with the selector derived once, also for a schedule built
+// by hand: what a hot loop calls.
+func (s *Schedule) Picker() func(k uint64) int {
+	sel := s.sel
+	if sel == nil {
+		sel = s.newSelector()
+	}
+	return sel.pick
+}
+
 // newSelector builds the schedule's selector from its entries' weights,
 // falling back to round-robin when the weights cannot form a cycle.
 func (s *Schedule) newSelector() *selector {

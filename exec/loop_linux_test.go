@@ -140,3 +140,33 @@ func TestLoopLargeBody(t *testing.T) {
 		t.Fatalf("the server got %d whole bodies of 3", got.Load())
 	}
 }
+
+// The loop's per-request path allocates nothing: over a closed run of tens
+// of thousands of requests, the whole process (server included) makes far
+// fewer than one allocation per request; what it makes is per batch.
+func TestLoopAllocatesNothingPerRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 1 s run")
+	}
+	srv := serve(t, ok)
+	s := schedule(srv.addr, 0, time.Millisecond)
+	s.Model, s.Count = compile.Closed, 0
+	for range 4 {
+		s.Users = append(s.Users, compile.UserSpan{Start: 0, Stop: int64(time.Second)})
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := Run(t.Context(), s, Options{OutDir: t.TempDir() + "/run", Engine: EngineLoop})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Requests < 2000 {
+		t.Fatalf("only %d requests in 1 s", out.Requests)
+	}
+	perRequest := float64(after.Mallocs-before.Mallocs) / float64(out.Requests)
+	t.Logf("%d requests, %.3f allocations per request", out.Requests, perRequest)
+	if perRequest > 0.2 {
+		t.Fatalf("%.2f allocations per request: something on the per-request path allocates", perRequest)
+	}
+}

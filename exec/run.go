@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -120,6 +121,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if out.Start.IsZero() {
 		out.Start = time.Now()
 	}
+	// What loading and compiling the plan left behind goes back now, not
+	// in the middle of the run: the heap then starts near its working size,
+	// and the first collection comes when that size doubles, not when the
+	// start-up garbage does (a long run would otherwise peak at whatever
+	// the start-up left, plus a run's worth of growth).
+	debug.FreeOSMemory()
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
@@ -189,7 +196,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	var session atomic.Uint64
 	if s.Model == compile.Closed {
-		ex.pick = s.Pick
+		ex.pick = s.Picker()
 		ex.bucks = make([]*bucket, len(s.Entries))
 		for i, e := range s.Entries {
 			ex.bucks[i] = newBucket(e.MaxRate)
