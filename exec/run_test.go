@@ -1,8 +1,9 @@
 package exec
 
 import (
-	"bufio"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,40 +125,18 @@ func TestConnectRefused(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections, reads requests and never answers; it
-// counts the requests it read. closeAfterRead closes instead.
+// silentServer reads requests and never answers; it counts the requests
+// it read. closeAfterRead closes the connection instead.
 func silentServer(t *testing.T, closeAfterRead bool) (string, *atomic.Int64) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	var n atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if strings.HasPrefix(line, "GET ") {
-						n.Add(1)
-						if closeAfterRead {
-							return
-						}
-					}
-				}
-			}()
+	addr := rawServer(t, func(c net.Conn, _ *http.Request) bool {
+		n.Add(1)
+		if !closeAfterRead {
+			io.Copy(io.Discard, c) // until the client gives up
 		}
-	}()
-	return ln.Addr().String(), &n
+		return false
+	})
+	return addr, &n
 }
 
 // A server that never answers: timeout rows, and the run ends promptly.
