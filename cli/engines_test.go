@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tressi/tressi/exec"
+)
+
+// recordingServer answers every request 200 and keeps each one as the
+// server read it (method, URI, host, headers, body), by X-Seq. got hands
+// over what was recorded so far and starts afresh.
+func recordingServer(t *testing.T) (url string, got func() map[string]string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	reqs := map[string]string{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					body, _ := io.ReadAll(req.Body)
+					var b strings.Builder
+					fmt.Fprintf(&b, "%s %s %s\n", req.Method, req.RequestURI, req.Host)
+					names := make([]string, 0, len(req.Header))
+					for name := range req.Header {
+						names = append(names, name)
+					}
+					sort.Strings(names)
+					for _, name := range names {
+						fmt.Fprintf(&b, "%s: %s\n", name, strings.Join(req.Header[name], ", "))
+					}
+					fmt.Fprintf(&b, "\n%s", body)
+					mu.Lock()
+					reqs[req.Header.Get("X-Seq")] = b.String()
+					mu.Unlock()
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), func() map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := reqs
+		reqs = map[string]string{}
+		return out
+	}
+}
+
+// The two engines send byte-for-byte the same requests for the same plan:
+// the loop engine renders with fasthttp's request writer, so static and
+// per-request values, target and endpoint headers, bodies and base paths
+// reach the server alike.
+func TestEnginesSendTheSameRequests(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "p.hcl")
+	var seen []map[string]string
+	url, got := recordingServer(t)
+	for _, engine := range []string{exec.EngineLoop, exec.EngineFasthttp} {
+		src := fmt.Sprintf(`
+target "api" {
+  url         = "%s/base"
+  connections = 4
+  headers     = { "X-Team" = "perf", "Accept" = "application/json" }
+}
+endpoint "list" {
+  path    = "/items?page=${seq}&q=a%%20b"
+  headers = { "X-Seq" = "${seq}" }
+}
+endpoint "create" {
+  method  = "POST"
+  path    = "/items"
+  headers = { "X-Seq" = "${seq}", "Content-Type" = "application/json", "Accept" = "text/plain" }
+  body    = jsonencode({ id = uuid(), n = seq, pick = random_int(1, 9), name = "x\"y" })
+}
+endpoint "head" {
+  method  = "HEAD"
+  path    = "/"
+  headers = { "X-Seq" = "${seq}" }
+}
+load {
+  seed = 11
+  stage {
+    duration = "300ms"
+    rate     = 200
+  }
+}
+`, url)
+		if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := run(t, nil, "apply", plan, "--quiet", "--engine", engine, "--out", filepath.Join(t.TempDir(), engine))
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d\n%s\n%s", engine, code, out, errs)
+		}
+		reqs := got()
+		if len(reqs) != 60 {
+			t.Fatalf("%s: the server recorded %d requests, want 60", engine, len(reqs))
+		}
+		seen = append(seen, reqs)
+	}
+	for seq, loop := range seen[0] {
+		if fast := seen[1][seq]; loop != fast {
+			t.Fatalf("seq %s differs:\n--- loop\n%s\n--- fasthttp\n%s", seq, loop, fast)
+		}
+	}
+}
