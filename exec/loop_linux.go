@@ -41,8 +41,12 @@ type evloop struct {
 	targets []*ltarget
 	conns   []*lconn // by id, the epoll data of its socket
 	free    []int32  // ids of closed connections, reused
-	busy    int      // connections connecting or carrying a request
-	queued  int      // jobs waiting for a connection
+	// closed: ids freed while handling a batch of events; reused only after
+	// it, so a later event of the batch for a closed connection cannot land
+	// on a new one that took its id.
+	closed []int32
+	busy   int // connections connecting or carrying a request
+	queued int // jobs waiting for a connection
 
 	// Open model: the slots this loop sends, read from its own pass over
 	// the schedule (slot k is the shard's if k mod count == idx; of those,
@@ -447,6 +451,8 @@ func (l *evloop) poll(wake int64) {
 	if (l.busy > 0 || l.queued > 0) && l.now >= l.nextScan {
 		l.scan()
 	}
+	l.free = append(l.free, l.closed...)
+	l.closed = l.closed[:0]
 }
 
 // wait is epoll_pwait2: its timeout has ns resolution, where epoll_wait's
@@ -714,8 +720,10 @@ func (l *evloop) read(c *lconn) {
 func (l *evloop) complete(c *lconn, done int64) {
 	j := c.job
 	// Bytes beyond the response (we never pipeline) mean the server and the
-	// framing disagree: the connection cannot be trusted with another.
-	keepConn := !c.p.Close && c.rlen == 0
+	// framing disagree, and a server that answered before reading the
+	// whole request (a 413, say) has the rest of it still coming: either
+	// way the connection cannot be trusted with another request.
+	keepConn := !c.p.Close && c.rlen == 0 && c.pending == nil
 	row := l.w.outcome(j.pr, j.k, j.sched, c.sent, done, c.out, c.in, c.p.Status, nil)
 	if c.sampling && l.w.wantSample(&row) {
 		l.w.putSample(&row, j.pr, c.head, c.p.Body, c.p.BodyLen)
@@ -819,7 +827,7 @@ func (l *evloop) releaseConn(c *lconn) {
 	c.fd = -1
 	c.state = connIdle
 	c.pending = nil
-	l.free = append(l.free, c.id)
+	l.closed = append(l.closed, c.id)
 }
 
 // modify switches EPOLLOUT interest on or off.

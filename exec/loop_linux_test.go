@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -168,5 +169,31 @@ func TestLoopAllocatesNothingPerRequest(t *testing.T) {
 	t.Logf("%d requests, %.3f allocations per request", out.Requests, perRequest)
 	if perRequest > 0.2 {
 		t.Fatalf("%.2f allocations per request: something on the per-request path allocates", perRequest)
+	}
+}
+
+// A server that answers before reading the whole request (a 413 for a big
+// upload) gets its answer recorded, and the connection, with the rest of
+// the request still unsent, is never reused for the next one.
+func TestLoopEarlyAnswer(t *testing.T) {
+	body := strings.Repeat("x", 12<<20)
+	addr := rawServer(t, func(c net.Conn, req *http.Request) bool {
+		write(c, "HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n")
+		io.Copy(io.Discard, req.Body)
+		return true
+	})
+	s := schedule(addr, 3, 50*time.Millisecond)
+	s.Targets[0].Connections = 1
+	s.Requests[0] = compile.Request{Name: "upload", Method: "POST", URI: literal("/up"), Body: literal(body), Static: true,
+		Expect: []int{413}}
+	out, rows := run(t, s, Options{Engine: EngineLoop})
+	checkOneRowPerSlot(t, rows, 3)
+	for _, r := range rows {
+		if r.Error != results.None || r.Status != 413 {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	if out.OK != 3 {
+		t.Fatalf("outcome %+v", out)
 	}
 }
