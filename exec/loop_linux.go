@@ -641,6 +641,9 @@ func (l *evloop) write(c *lconn) {
 	}
 	for len(c.pending) > 0 {
 		n, errno := rawWrite(c.fd, c.pending)
+		if errno == unix.EINTR {
+			continue
+		}
 		if errno == unix.EAGAIN {
 			if !c.wantOut {
 				l.modify(c, true)
