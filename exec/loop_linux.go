@@ -146,10 +146,11 @@ type luser struct {
 	span compile.UserSpan
 }
 
-// Sizes: a connection's read buffer starts small and grows, up to
-// maxReadBuf, only while a response head does not fit it.
+// Sizes: a connection's read buffer starts small (thousands of connections
+// answering a few hundred bytes need no more) and doubles, up to maxReadBuf,
+// when a response head does not fit it or a read fills it.
 const (
-	readBuf     = 16 << 10
+	readBuf     = 4 << 10
 	maxReadBuf  = h1.MaxHead + 4<<10
 	maxEvents   = 256
 	scanEvery   = int64(time.Millisecond) // timeout checks
@@ -703,14 +704,16 @@ func (l *evloop) read(c *lconn) {
 			l.complete(c, c.rxAt)
 			return
 		}
-		if c.rlen == len(c.rbuf) {
-			// A head larger than the buffer: grow it (the parser refuses
-			// heads over h1.MaxHead, so this stops at maxReadBuf).
-			if len(c.rbuf) >= maxReadBuf {
-				l.fail(c, h1.ErrProtocol)
-				return
-			}
-			c.rbuf = append(c.rbuf, make([]byte, len(c.rbuf))...)[:min(2*len(c.rbuf), maxReadBuf)]
+		if c.rlen == len(c.rbuf) && len(c.rbuf) >= maxReadBuf {
+			l.fail(c, h1.ErrProtocol) // unreachable: the parser refuses heads over h1.MaxHead
+			return
+		}
+		if full && len(c.rbuf) < maxReadBuf {
+			// A head larger than the buffer, or a large body: fewer,
+			// larger reads from now on.
+			grown := make([]byte, min(2*len(c.rbuf), maxReadBuf))
+			copy(grown, c.rbuf[:c.rlen])
+			c.rbuf = grown
 		}
 		if !full {
 			return // level-triggered: epoll says when there is more

@@ -1,15 +1,19 @@
 package exec
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
 	"golang.org/x/sys/unix"
 
 	"github.com/tressi/tressi/compile"
@@ -195,5 +199,46 @@ func TestLoopEarlyAnswer(t *testing.T) {
 	}
 	if out.OK != 3 {
 		t.Fatalf("outcome %+v", out)
+	}
+}
+
+// Large response bodies, with a length or chunked, stream through a small
+// read buffer that grows: every byte is counted, the sample keeps its
+// prefix and the body's whole size.
+func TestLoopLargeResponses(t *testing.T) {
+	big := strings.Repeat("0123456789", 300_000) // 3 MB
+	for _, chunked := range []bool{false, true} {
+		srv := serve(t, func(ctx *fasthttp.RequestCtx) {
+			if chunked {
+				ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+					for i := 0; i < len(big); i += 100_000 {
+						w.WriteString(big[i : i+100_000])
+						w.Flush()
+					}
+				})
+				return
+			}
+			ctx.SetBodyString(big)
+		})
+		dir := filepath.Join(t.TempDir(), "run")
+		_, rows := run(t, schedule(srv.addr, 5, 20*time.Millisecond), Options{Engine: EngineLoop, OutDir: dir})
+		checkOneRowPerSlot(t, rows, 5)
+		for _, r := range rows {
+			if r.Error != results.None || r.Status != 200 || r.BytesIn < uint32(len(big)) {
+				t.Fatalf("chunked %v: row %+v", chunked, r)
+			}
+		}
+		f, err := os.Open(filepath.Join(dir, SamplesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, err := results.ReadSamples(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(samples) != 1 || samples[0].BodySize != uint32(len(big)) || string(samples[0].Body) != big[:len(samples[0].Body)] || len(samples[0].Body) == 0 {
+			t.Fatalf("chunked %v: samples %d, size %d", chunked, len(samples), samples[0].BodySize)
+		}
 	}
 }
