@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 )
 
@@ -218,5 +219,38 @@ func TestChooseEngine(t *testing.T) {
 	}
 	if _, _, err := chooseEngine(s, results.Shard{Count: 1}, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// HEAD and GET take turns on one keep-alive connection: a HEAD response's
+// Content-Length announces a body that never comes, and the GET after it
+// must still read its own.
+func TestHeadThenGetOnOneConnection(t *testing.T) {
+	for _, engine := range []string{EngineLoop, EngineFasthttp} {
+		t.Run(engine, func(t *testing.T) {
+			addr := rawServer(t, func(c net.Conn, req *http.Request) bool {
+				if req.Method == "HEAD" {
+					write(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+				} else {
+					write(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", strings.Repeat("b", 1000))
+				}
+				return true
+			})
+			const n = 40
+			s := schedule(addr, n, 2*time.Millisecond)
+			s.Targets[0].Connections = 1
+			s.Requests = append(s.Requests, compile.Request{Name: "head", Method: "HEAD", URI: literal("/"), Static: true})
+			s.Entries = append(s.Entries, compile.Entry{Name: "head", Weight: 1, Data: -1, Steps: []compile.Step{{Name: "head", Request: 1}}})
+			slots := make([]compile.Slot, n)
+			for k := range slots {
+				slots[k] = compile.MakeSlot(int64(k)*int64(2*time.Millisecond), k%2)
+			}
+			s.WithSlots(slots)
+			out, rows := run(t, s, Options{Engine: engine})
+			checkOneRowPerSlot(t, rows, n)
+			if out.OK != n {
+				t.Fatalf("%d of %d ok: %v", out.OK, n, out.ErrorKinds)
+			}
+		})
 	}
 }

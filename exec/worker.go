@@ -145,6 +145,10 @@ func (w *worker) request(pr *preparedRequest) *fasthttp.Request {
 // ready) at scheduled. Endpoints and session steps share it; it returns
 // when the response completed and the request's error.
 func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr *preparedRequest, k uint64, scheduled int64) (int64, error) {
+	// fasthttp keeps a response's SkipBody across requests as if the caller
+	// had set it: after a HEAD, the next GET on this worker would leave its
+	// body on the connection and the response after it would read garbage.
+	w.resp.SkipBody = false
 	err := client.DoTimeout(req, &w.resp, pr.timeout)
 	done := w.ex.clock.now()
 	w.record(pr, k, scheduled, done, err)
