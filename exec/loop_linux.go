@@ -80,6 +80,7 @@ type evloop struct {
 	stamps    bool
 	wallBase  int64
 	outs      int
+	partials  int // connections with part of a response: a large body is read as it comes
 	msg       unix.Msghdr
 	iov       unix.Iovec
 	oob       [64]byte
@@ -123,6 +124,7 @@ type lconn struct {
 	t        *ltarget
 	state    uint8
 	wantOut  bool  // EPOLLOUT is in the interest set
+	partial  bool  // part of the response arrived, not all
 	rxAt     int64 // when the bytes last read reached the host
 	job      ljob
 	deadline int64 // of the request (or the dial, while dialing)
@@ -425,7 +427,7 @@ func (l *evloop) poll(wake int64) {
 	if len(l.w.rows) > 0 && now-l.w.first > flushAge/2 {
 		l.w.flush() // a slow run still reaches the file every second
 	}
-	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 {
+	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
 		l.sleep(timeout)
@@ -704,6 +706,10 @@ func (l *evloop) read(c *lconn) {
 			l.complete(c, c.rxAt)
 			return
 		}
+		if !c.partial {
+			c.partial = true
+			l.partials++
+		}
 		if c.rlen == len(c.rbuf) && len(c.rbuf) >= maxReadBuf {
 			l.fail(c, h1.ErrProtocol) // unreachable: the parser refuses heads over h1.MaxHead
 			return
@@ -724,6 +730,7 @@ func (l *evloop) read(c *lconn) {
 // complete records c's response, finished at done, and frees c for the
 // next job.
 func (l *evloop) complete(c *lconn, done int64) {
+	l.whole(c)
 	j := c.job
 	// Bytes beyond the response (we never pipeline) mean the server and the
 	// framing disagree, and a server that answered before reading the
@@ -824,7 +831,16 @@ func (l *evloop) closeConn(c *lconn) {
 	l.releaseConn(c)
 }
 
+// whole marks c as no longer holding part of a response.
+func (l *evloop) whole(c *lconn) {
+	if c.partial {
+		c.partial = false
+		l.partials--
+	}
+}
+
 func (l *evloop) releaseConn(c *lconn) {
+	l.whole(c)
 	unix.Close(c.fd) // also leaves the epoll set
 	if c.wantOut {
 		c.wantOut = false
