@@ -48,7 +48,7 @@ func (c *canon) splice(s *Splice) {
 		c.i64(int64(h.Index))
 		c.i64(h.Min)
 		c.i64(h.Max)
-		c.bool(h.JSONEscape)
+		c.b = append(c.b, h.escapeFlags())
 		c.u64(uint64(h.ID))
 	}
 }

@@ -30,6 +30,13 @@ func buildRequest(name string, r *plan.Request, target int, t *Target, base stri
 	var d hcl.Diagnostics
 	req.URI, d = buildSplice(uriPrefix(base, r.Path), r.Path, scope, nextID, r.DeclRange)
 	diags = append(diags, d...)
+	// A text value in the request-target is percent-encoded where it would
+	// make the request line invalid (a space, '#', non-ASCII, ...).
+	for i := range req.URI.Holes {
+		if h := &req.URI.Holes[i]; h.Kind == plan.HoleRow || h.Kind == plan.HoleCaptured {
+			h.URIEscape = true
+		}
+	}
 	for _, h := range mergeHeaders(targetHeaders, r.Headers) {
 		v, d := buildSplice("", h.Value, scope, nextID, r.DeclRange)
 		diags = append(diags, d...)
@@ -89,7 +96,8 @@ func buildSplice(prefix string, t plan.Template, scope requestScope, nextID *uin
 			cur = append(cur, p.Literal...)
 			continue
 		}
-		h := Hole{Kind: p.Hole.Kind, Min: p.Hole.Min, Max: p.Hole.Max, JSONEscape: p.Hole.JSONEscape, ID: *nextID}
+		h := Hole{Kind: p.Hole.Kind, Min: p.Hole.Min, Max: p.Hole.Max, JSONEscape: p.Hole.JSONEscape,
+			QueryEscape: p.Hole.URLEncode, ID: *nextID}
 		*nextID++
 		switch p.Hole.Kind {
 		case plan.HoleRow:

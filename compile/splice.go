@@ -2,7 +2,9 @@ package compile
 
 import (
 	"encoding/hex"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tressi/tressi/plan"
@@ -16,14 +18,44 @@ type Splice struct {
 }
 
 // Hole is a compiled per-request value.
+//
+// A text value (HoleRow, HoleCaptured) is escaped by each flag that is set,
+// in this order: JSONEscape, then QueryEscape, then URIEscape. The plan
+// loader never sets both JSONEscape and QueryEscape, and URIEscape leaves a
+// query-escaped value unchanged. Numeric and UUID values hold no byte any of
+// them would change, so the flags do not alter them. All flags false is what
+// a .tplan written before the flags existed holds, and sends the value as is.
 type Hole struct {
 	Kind plan.HoleKind
 	// Index is the data column (HoleRow) or capture slot (HoleCaptured).
-	Index      int
-	Min, Max   int64
+	Index    int
+	Min, Max int64
+	// JSONEscape fills the value as the inside of a JSON string (jsonencode()).
 	JSONEscape bool
+	// QueryEscape fills the value as url.QueryEscape does (urlencode()).
+	QueryEscape bool `json:",omitempty"`
+	// URIEscape percent-encodes the bytes a request-target cannot hold (see
+	// uriUnsafe). The compiler sets it on text holes in a request's URI.
+	URIEscape bool `json:",omitempty"`
 	// ID distinguishes holes of one request so each random value differs.
 	ID uint32
+}
+
+// escapeFlags packs the escaping flags into one byte for the schedule hash.
+// Bit 0 is JSONEscape, so a hole with no other flag hashes as it did when
+// JSONEscape was the only one.
+func (h *Hole) escapeFlags() byte {
+	var f byte
+	if h.JSONEscape {
+		f |= 1
+	}
+	if h.QueryEscape {
+		f |= 2
+	}
+	if h.URIEscape {
+		f |= 4
+	}
+	return f
 }
 
 // Values are what holes are filled from for one request.
@@ -83,10 +115,81 @@ func (h *Hole) append(dst []byte, v *Values) []byte {
 }
 
 func (h *Hole) appendText(dst []byte, s string) []byte {
-	if !h.JSONEscape {
-		return append(dst, s...)
+	start := len(dst)
+	if h.JSONEscape {
+		dst = appendJSONEscaped(dst, s)
+	} else {
+		dst = append(dst, s...)
 	}
-	return appendJSONEscaped(dst, s)
+	switch {
+	case h.QueryEscape:
+		// Its output is all unreserved bytes, '%' and '+': nothing URIEscape
+		// would change.
+		dst = escapeTail(dst, start, &queryUnsafe, true)
+	case h.URIEscape:
+		dst = escapeTail(dst, start, &uriUnsafe, false)
+	}
+	return dst
+}
+
+// uriUnsafe marks the bytes a request-target cannot hold as they are: every
+// byte below 0x21 (controls and space), 0x7F, every byte from 0x80 (so UTF-8
+// is encoded byte by byte), and " # < > [ \ ] ^ ` { | }. Everything else —
+// unreserved characters, sub-delims, ':' '@' '/' '?' '&' '=' and '%' — passes,
+// so a value can carry path segments or a query string, and an already
+// percent-encoded value is sent unchanged.
+//
+// queryUnsafe marks what url.QueryEscape escapes: every byte but ASCII
+// letters, digits and - _ . ~ (space becomes '+', which the caller handles).
+var uriUnsafe, queryUnsafe = func() (uri, query [256]bool) {
+	for c := 0; c < 256; c++ {
+		uri[c] = c < 0x21 || c >= 0x7f || strings.IndexByte("\"#<>[\\]^`{|}", byte(c)) >= 0
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		query[c] = !alnum && c != '-' && c != '_' && c != '.' && c != '~'
+	}
+	return uri, query
+}()
+
+// escapeTail percent-encodes, in place, the bytes of dst[start:] that unsafe
+// marks, as %XX with uppercase hex; with spacePlus a space becomes '+'
+// instead. It grows dst by two bytes per escaped byte and then rewrites the
+// tail from its end, so it needs no scratch buffer.
+func escapeTail(dst []byte, start int, unsafe *[256]bool, spacePlus bool) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	n := 0
+	for _, c := range dst[start:] {
+		if unsafe[c] && !(spacePlus && c == ' ') {
+			n++
+		}
+	}
+	if n == 0 {
+		if spacePlus {
+			for i := start; i < len(dst); i++ {
+				if dst[i] == ' ' {
+					dst[i] = '+'
+				}
+			}
+		}
+		return dst
+	}
+	old := len(dst)
+	dst = slices.Grow(dst, 2*n)[:old+2*n]
+	w := len(dst)
+	for r := old - 1; r >= start; r-- {
+		c := dst[r]
+		switch {
+		case spacePlus && c == ' ':
+			w--
+			dst[w] = '+'
+		case unsafe[c]:
+			w -= 3
+			dst[w], dst[w+1], dst[w+2] = '%', hexDigits[c>>4], hexDigits[c&0xf]
+		default:
+			w--
+			dst[w] = c
+		}
+	}
+	return dst
 }
 
 // appendJSONEscaped appends s as the inside of a JSON string.

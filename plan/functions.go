@@ -93,6 +93,7 @@ func (l *loader) functions() map[string]function.Function {
 		fns[name] = rejectHoles(name, f)
 	}
 	fns["jsonencode"] = l.jsonEncodeFunc()
+	fns["urlencode"] = l.urlEncodeFunc()
 	fns["file"] = l.fileFunc()
 	fns["uuid"] = l.uuidFunc()
 	fns["random_int"] = l.randomIntFunc()
@@ -113,7 +114,7 @@ func rejectHoles(name string, f function.Function) function.Function {
 			for i, a := range args {
 				if hasHole(a) {
 					return cty.NilVal, function.NewArgErrorf(i,
-						"%s() cannot use a per-request value (row.*, captured.*, seq, uuid(), random_int()): it is only known when the request is sent; use it in string interpolation, format(), join() or jsonencode() instead", name)
+						"%s() cannot use a per-request value (row.*, captured.*, seq, uuid(), random_int()): it is only known when the request is sent; use it in string interpolation, format(), join(), jsonencode() or urlencode() instead", name)
 				}
 			}
 			return f.Call(args)
@@ -133,9 +134,27 @@ func (l *loader) jsonEncodeFunc() function.Function {
 			if err != nil || !out.IsKnown() {
 				return out, err
 			}
-			s, ok := l.holes.jsonEscaped(out.AsString())
-			if !ok {
-				return cty.NilVal, function.NewArgErrorf(0, "a per-request value cannot be JSON-encoded twice; call jsonencode() once, on the outermost value")
+			s, msg := l.holes.jsonEscaped(out.AsString())
+			if msg != errNoEncoding {
+				return cty.NilVal, function.NewArgErrorf(0, "%s", msg)
+			}
+			return cty.StringVal(s), nil
+		},
+	})
+}
+
+// urlEncodeFunc is urlencode: literal text is escaped now, with
+// url.QueryEscape, and per-request values inside are marked to be filled
+// query-escaped when the request is sent.
+func (l *loader) urlEncodeFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: urlEncodeFunc.Description(),
+		Params:      urlEncodeFunc.Params(),
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			s, msg := l.holes.urlEncoded(args[0].AsString())
+			if msg != errNoEncoding {
+				return cty.NilVal, function.NewArgErrorf(0, "%s", msg)
 			}
 			return cty.StringVal(s), nil
 		},

@@ -3,6 +3,7 @@ package plan
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -63,26 +64,39 @@ func (t *holeTable) lookup(body string) (Hole, bool) {
 	return t.holes[i], true
 }
 
+// Messages for a hole that would need escaping twice, which the splice
+// cannot express: each hole is filled with at most one encoding.
+const (
+	errJSONTwice  = "a per-request value cannot be JSON-encoded twice; call jsonencode() once, on the outermost value"
+	errURLTwice   = "a per-request value cannot be URL-encoded twice; call urlencode() once"
+	errJSONOfURL  = "a per-request value cannot be JSON-encoded after urlencode(); use urlencode() or jsonencode() on it, not both"
+	errURLOfJSON  = "a per-request value cannot be URL-encoded after jsonencode(); use urlencode() or jsonencode() on it, not both"
+	errNoEncoding = ""
+)
+
 // jsonEscaped rewrites every sentinel in s, which is jsonencode's output, to
 // one whose hole is filled JSON-escaped: every hole is a string, so in JSON
 // output it always sits inside a string literal. A numeric hole (seq,
 // random_int()) that is a whole string literal loses its quotes, so
 // jsonencode({n = seq}) sends a JSON number, as it would for a number. A
-// hole that is already JSON-escaped would need escaping twice, which the
-// splice cannot express.
-func (t *holeTable) jsonEscaped(s string) (string, bool) {
+// hole that is already JSON-escaped or URL-encoded would need escaping
+// twice, which the splice cannot express: then the message says why.
+func (t *holeTable) jsonEscaped(s string) (string, string) {
 	if !strings.Contains(s, holeOpen) {
-		return s, true
+		return s, errNoEncoding
 	}
 	type piece struct {
 		lit  string
 		hole *Hole
 	}
 	var pieces []piece
-	ok := true
+	msg := errNoEncoding
 	t.split(s, func(lit string) { pieces = append(pieces, piece{lit: lit}) }, func(h Hole) {
-		if h.JSONEscape {
-			ok = false
+		switch {
+		case h.JSONEscape && msg == errNoEncoding:
+			msg = errJSONTwice
+		case h.URLEncode && msg == errNoEncoding:
+			msg = errJSONOfURL
 		}
 		h.JSONEscape = true
 		pieces = append(pieces, piece{hole: &h})
@@ -103,7 +117,31 @@ func (t *holeTable) jsonEscaped(s string) (string, bool) {
 			b.WriteString(p.lit)
 		}
 	}
-	return b.String(), ok
+	return b.String(), msg
+}
+
+// urlEncoded is urlencode() on s: literal text is escaped by
+// url.QueryEscape, and every sentinel is rewritten to one whose hole is
+// filled query-escaped, so the filled value reads as url.QueryEscape of the
+// real value. A hole that is already URL-encoded or JSON-escaped would need
+// escaping twice: then the message says why.
+func (t *holeTable) urlEncoded(s string) (string, string) {
+	if !strings.Contains(s, holeOpen) {
+		return url.QueryEscape(s), errNoEncoding
+	}
+	var b strings.Builder
+	msg := errNoEncoding
+	t.split(s, func(lit string) { b.WriteString(url.QueryEscape(lit)) }, func(h Hole) {
+		switch {
+		case h.URLEncode && msg == errNoEncoding:
+			msg = errURLTwice
+		case h.JSONEscape && msg == errNoEncoding:
+			msg = errURLOfJSON
+		}
+		h.URLEncode = true
+		b.WriteString(t.sentinel(h))
+	})
+	return b.String(), msg
 }
 
 // split walks s, calling lit for literal text and hole for each sentinel.

@@ -33,6 +33,10 @@ type Hole struct {
 	// JSONEscape is set when the hole sits inside a jsonencode() string, so the
 	// filled value must be escaped as a JSON string body.
 	JSONEscape bool
+	// URLEncode is set when the hole was passed through urlencode(), so the
+	// filled value must be escaped as url.QueryEscape does. A hole is never
+	// both JSON-escaped and URL-encoded: the loader rejects the mix.
+	URLEncode bool
 }
 
 // Static reports whether the template has no holes.

@@ -35,7 +35,8 @@ load {
 }
 
 // render shows a template with holes as {kind:name} ({kind:name:json} when
-// escaped), so expectations read like the template itself.
+// JSON-escaped, {kind:name:url} when URL-encoded), so expectations read like
+// the template itself.
 func render(tpl Template) string {
 	var b strings.Builder
 	kinds := map[HoleKind]string{HoleRow: "row", HoleCaptured: "captured", HoleSeq: "seq", HoleUUID: "uuid", HoleRandomInt: "random_int"}
@@ -53,6 +54,9 @@ func render(tpl Template) string {
 		}
 		if p.Hole.JSONEscape {
 			b.WriteString(":json")
+		}
+		if p.Hole.URLEncode {
+			b.WriteString(":url")
 		}
 		b.WriteString("}")
 	}
@@ -78,6 +82,18 @@ func TestTemplateHoles(t *testing.T) {
 		{body: `upper(row.name)`, err: "upper() cannot use a per-request value"},
 		{body: `base64encode(seq)`, err: "base64encode() cannot use a per-request value"},
 		{body: `jsonencode(jsonencode(row.name))`, err: "JSON-encoded twice"},
+		{body: `urlencode(row.name)`, want: "{row:name:url}"},
+		{body: `urlencode("a b/${row.name}&")`, want: "a+b%2F{row:name:url}%26"},
+		{body: `"${urlencode(row.name)}=${row.name}"`, want: "{row:name:url}={row:name}"},
+		{body: `"${urlencode(seq)}/${urlencode(random_int(1, 6))}/${urlencode(uuid())}"`, want: "{seq:url}/{random_int:1,6:url}/{uuid:url}"},
+		{body: `urlencode(format("%s %s", row.name, row.id))`, want: "{row:name:url}+{row:id:url}"},
+		{body: `urlencode("\uE000")`, want: "%EE%80%80"},
+		{body: `urlencode(urlencode(row.name))`, err: "cannot be URL-encoded twice"},
+		{body: `urlencode("x${urlencode(seq)}")`, err: "cannot be URL-encoded twice"},
+		{body: `jsonencode(urlencode(row.name))`, err: "cannot be JSON-encoded after urlencode()"},
+		{body: `jsonencode({q = urlencode(row.name)})`, err: "cannot be JSON-encoded after urlencode()"},
+		{body: `urlencode(jsonencode(row.name))`, err: "cannot be URL-encoded after jsonencode()"},
+		{body: `urlencode(jsonencode({n = seq}))`, err: "cannot be URL-encoded after jsonencode()"},
 		{body: `random_int(5, 1)`, err: "must not be less than min"},
 		{body: `random_int(1.5, 2)`, err: "whole number"},
 		{body: `row.nope`, err: "its columns are: name, id"},
@@ -99,6 +115,35 @@ func TestTemplateHoles(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// urlencode() in a path keeps the per-request value, marked to be filled
+// query-escaped, and escapes the literal text around it now.
+func TestURLEncodePath(t *testing.T) {
+	fsys := fstest.MapFS{
+		"p.hcl": {Data: []byte(`
+target "api" { url = "http://x" }
+data "d" { csv = "d.csv" }
+endpoint "e" { path = "/search?q=${urlencode(row.q)}&t=${urlencode("a&b")}" }
+load {
+  stage {
+    duration = "1s"
+    rate     = 1
+  }
+}`)},
+		"d.csv": {Data: []byte("q\nJohn Doe\n")},
+	}
+	p, _, diags := Load(Options{Path: "p.hcl", FS: fsys})
+	if diags.HasErrors() {
+		t.Fatal(describe(diags))
+	}
+	path := p.Endpoints[0].Path
+	if got, want := render(path), "/search?q={row:q:url}&t=a%26b"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	if h := path.Parts[1].Hole; h == nil || !h.URLEncode || h.JSONEscape {
+		t.Fatalf("hole %+v", h)
 	}
 }
 
