@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"io/fs"
 	"net/url"
 	"strconv"
 	"time"
@@ -42,6 +43,16 @@ func constant(d time.Duration, rate float64) plan.Stage {
 }
 func ramp(d time.Duration, from, to float64) plan.Stage {
 	return plan.Stage{Duration: d, From: from, To: to}
+}
+
+// compileFS loads p.hcl from fsys and compiles it, failing on any error.
+func compileFS(t tb, fsys fs.FS) *Schedule {
+	t.Helper()
+	p, _, diags := plan.Load(plan.Options{Path: "p.hcl", FS: fsys})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return mustCompile(t, p)
 }
 
 func mustCompile(t tb, p *plan.Plan) *Schedule {

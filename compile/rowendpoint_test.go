@@ -3,8 +3,6 @@ package compile
 import (
 	"testing"
 	"testing/fstest"
-
-	"github.com/tressi/tressi/plan"
 )
 
 // An endpoint may take row.* from the plan's only data block; rows go to
@@ -24,14 +22,7 @@ load {
 `)},
 		"users.csv": {Data: []byte("name\nann\nbob\n")},
 	}
-	p, _, diags := plan.Load(plan.Options{Path: "p.hcl", FS: fsys})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	s, diags := Compile(p)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	s := compileFS(t, fsys)
 	req := &s.Requests[s.Entries[0].Steps[0].Request]
 	for slot, want := range []string{"/u/ann", "/u/bob", "/u/ann"} {
 		v := Values{Seed: s.Seed, Slot: uint64(slot), Row: s.Row(0, uint64(slot))}

@@ -168,14 +168,7 @@ load {
 `)},
 		"users.csv": {Data: []byte("name,q\nJohn Doe,a b/c&d\n")},
 	}
-	p, _, diags := plan.Load(plan.Options{Path: "p.hcl", FS: fsys})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	s, diags := Compile(p)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	s := compileFS(t, fsys)
 	req := &s.Requests[s.Entries[0].Steps[0].Request]
 	uh := req.URI.Holes
 	if len(uh) != 3 || !uh[0].URIEscape || uh[0].QueryEscape || uh[1].URIEscape || !uh[2].URIEscape || !uh[2].QueryEscape {
