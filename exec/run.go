@@ -1,7 +1,10 @@
-// Package exec replays a compiled schedule against real servers: a
-// lock-free executor on fasthttp that records one row per slot into the
-// run directory's Arrow files, with latency measured from each slot's due
-// instant so a stalling server cannot hide behind coordinated omission.
+// Package exec replays a compiled schedule against real servers and records
+// one row per slot into the run directory's Arrow files, with latency
+// measured from each slot's due instant so a stalling server cannot hide
+// behind coordinated omission. Two engines send: an epoll event loop per
+// spare core on raw sockets for plain-HTTP plans (loop_linux.go), and
+// lock-free fasthttp workers for TLS and scenarios (worker.go, pacer.go,
+// session.go); engine.go picks one.
 package exec
 
 import (
