@@ -159,7 +159,7 @@ const (
 	longestWait = 50 * time.Millisecond   // bounded so stops and aborts are seen
 )
 
-// errTimedOut is a request or dial that outlived its timeout.
+// timeoutError is a request or dial that outlived its timeout.
 type timeoutError struct{}
 
 func (timeoutError) Error() string { return "timeout" }
@@ -539,12 +539,12 @@ func (l *evloop) armScan() {
 // dial opens a non-blocking connection for j.
 func (l *evloop) dial(t *ltarget, j ljob) {
 	if l.ex.cl.aborted.Load() {
-		l.finishJob(nil, j, -1, 0, 0, &dialError{errAborted})
+		l.finishJob(j, -1, 0, 0, &dialError{errAborted})
 		return
 	}
 	fd, err := unix.Socket(t.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		l.finishJob(nil, j, -1, 0, 0, &dialError{err})
+		l.finishJob(j, -1, 0, 0, &dialError{err})
 		return
 	}
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
@@ -555,14 +555,14 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 	err = unix.Connect(fd, t.sa)
 	if err != nil && err != unix.EINPROGRESS {
 		unix.Close(fd)
-		l.finishJob(nil, j, -1, 0, 0, &dialError{err})
+		l.finishJob(j, -1, 0, 0, &dialError{err})
 		return
 	}
 	c := l.newConn(fd, t)
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: c.id}
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		l.releaseConn(c)
-		l.finishJob(nil, j, -1, 0, 0, &dialError{err})
+		l.finishJob(j, -1, 0, 0, &dialError{err})
 		return
 	}
 	c.wantOut = true
@@ -779,11 +779,11 @@ func (l *evloop) fail(c *lconn, err error) {
 			err = &dialError{err}
 		}
 	}
-	l.finishJob(nil, j, sent, out, in, err)
+	l.finishJob(j, sent, out, in, err)
 }
 
 // finishJob records a job that ended without a response.
-func (l *evloop) finishJob(_ *lconn, j ljob, sent, out, in int64, err error) {
+func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	done := l.ex.clock.now()
 	row := l.w.outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	if l.w.wantSample(&row) {
@@ -891,7 +891,7 @@ func (l *evloop) scan() {
 		for t.queue.len() > 0 && now >= t.queue.peek().ready+int64(t.queue.peek().pr.timeout) {
 			j := t.queue.pop()
 			l.queued--
-			l.finishJob(nil, j, -1, 0, 0, timeoutError{})
+			l.finishJob(j, -1, 0, 0, timeoutError{})
 		}
 	}
 }
