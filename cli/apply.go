@@ -305,8 +305,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		return withCode(ExitInternal, err)
 	}
 	th := &s.Thresholds
-	if out.quiet && !out.json && th.ErrorRate == 0 && th.ErrorCount == 0 && len(th.StatusCodes) == 0 &&
-		th.P50 == 0 && th.P90 == 0 && th.P95 == 0 && th.P99 == 0 && th.P999 == 0 {
+	if out.quiet && !out.json && !report.HasThresholds(th) {
 		// Nothing to print and no threshold to judge: reading the results
 		// back would only cost time (a second per five million rows).
 		if o.Interrupted {

@@ -10,26 +10,34 @@ import (
 	"github.com/tressi/tressi/results"
 )
 
+// engineChoice is what runs a plan: the engine, and for the loop engine how
+// many loops and the targets' addresses, resolved once.
+type engineChoice struct {
+	name  string
+	loops int
+	addrs []*net.TCPAddr // by target
+}
+
 // chooseEngine picks the engine that runs s, and for the loop engine how
 // many loops: one per P (GOMAXPROCS) but one, which is left to the recorder
 // (encoding and compressing rows is real work) and whatever else shares
 // the process; one loop on one P. No more loops than any target has
 // connections or the shard has users to share between them.
-func chooseEngine(s *compile.Schedule, shard results.Shard, asked string) (engine string, loops int, err error) {
-	why := loopUnfit(s)
+func chooseEngine(s *compile.Schedule, shard results.Shard, asked string) (engineChoice, error) {
+	fasthttp := engineChoice{name: EngineFasthttp}
 	switch asked {
 	case EngineFasthttp:
-		return EngineFasthttp, 0, nil
-	case EngineLoop:
-		if why != "" {
-			return "", 0, fmt.Errorf("the loop engine cannot run this plan: %s; leave the engine unset to get the one that can", why)
-		}
-	case "":
-		if why != "" {
-			return EngineFasthttp, 0, nil
-		}
+		return fasthttp, nil
+	case EngineLoop, "":
 	default:
-		return "", 0, fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)
+		return engineChoice{}, fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)
+	}
+	addrs, why := loopUnfit(s)
+	switch {
+	case why != "" && asked == EngineLoop:
+		return engineChoice{}, fmt.Errorf("the loop engine cannot run this plan: %s; leave the engine unset to get the one that can", why)
+	case why != "":
+		return fasthttp, nil
 	}
 	n := max(runtime.GOMAXPROCS(0)-1, 1)
 	for _, t := range s.Targets {
@@ -44,31 +52,35 @@ func chooseEngine(s *compile.Schedule, shard results.Shard, asked string) (engin
 		}
 		n = min(n, users)
 	}
-	return EngineLoop, max(n, 1), nil
+	return engineChoice{name: EngineLoop, loops: max(n, 1), addrs: addrs}, nil
 }
 
-// loopUnfit says why the loop engine cannot run s, or "" when it can. It
-// speaks plain HTTP/1.1 to addresses resolved once at the start; TLS and
-// scenarios (captures, per-session connections) stay on fasthttp.
-func loopUnfit(s *compile.Schedule) string {
+// loopUnfit says why the loop engine cannot run s, or "" when it can, with
+// the targets' addresses. The loop speaks plain HTTP/1.1 to addresses
+// resolved once, here; TLS and scenarios (captures, per-session
+// connections) stay on fasthttp.
+func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
-		return "it runs on Linux only"
-	}
-	for _, t := range s.Targets {
-		switch {
-		case t.Scheme == "https":
-			return fmt.Sprintf("target %q uses https", t.Name)
-		case t.Connection == plan.ConnectionSession:
-			return fmt.Sprintf("target %q keeps a connection per session", t.Name)
-		}
-		if _, err := net.ResolveTCPAddr("tcp", t.Addr); err != nil {
-			return fmt.Sprintf("target %q: %v", t.Name, err)
-		}
+		return nil, "it runs on Linux only"
 	}
 	for _, e := range s.Entries {
 		if e.Scenario {
-			return fmt.Sprintf("%q is a scenario", e.Name)
+			return nil, fmt.Sprintf("%q is a scenario", e.Name)
 		}
 	}
-	return ""
+	addrs := make([]*net.TCPAddr, len(s.Targets))
+	for i, t := range s.Targets {
+		switch {
+		case t.Scheme == "https":
+			return nil, fmt.Sprintf("target %q uses https", t.Name)
+		case t.Connection == plan.ConnectionSession:
+			return nil, fmt.Sprintf("target %q keeps a connection per session", t.Name)
+		}
+		a, err := net.ResolveTCPAddr("tcp", t.Addr)
+		if err != nil {
+			return nil, fmt.Sprintf("target %q: %v", t.Name, err)
+		}
+		addrs[i] = a
+	}
+	return addrs, ""
 }

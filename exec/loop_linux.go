@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -66,7 +65,7 @@ type evloop struct {
 	srcDone    bool
 
 	// Closed model.
-	users   []luser
+	users   []compile.UserSpan
 	wakes   wakeHeap
 	session *atomic.Uint64
 	active  int // users not finished
@@ -143,11 +142,6 @@ type lconn struct {
 	seenEP, seenStatus uint16
 }
 
-// luser is one closed-model user.
-type luser struct {
-	span compile.UserSpan
-}
-
 // Sizes: a connection's read buffer starts small (thousands of connections
 // answering a few hundred bytes need no more) and doubles, up to maxReadBuf,
 // when a response head does not fit it or a read fills it.
@@ -173,17 +167,9 @@ func loopSupported() bool { return true }
 // keeps the send lag p99 near half a millisecond.
 const loopQuantum = int64(500 * time.Microsecond)
 
-// newLoops builds n loops over the executor's targets, splitting each
-// target's connections between them.
-func (ex *executor) newLoops(n int) ([]*evloop, error) {
-	addrs := make([]unix.Sockaddr, len(ex.s.Targets))
-	for i, t := range ex.s.Targets {
-		sa, err := resolveSockaddr(t.Addr)
-		if err != nil {
-			return nil, err
-		}
-		addrs[i] = sa
-	}
+// newLoops builds n loops over the executor's targets, at addrs,
+// splitting each target's connections between them.
+func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 	loops := make([]*evloop, n)
 	for i := range loops {
 		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -207,11 +193,10 @@ func (ex *executor) newLoops(n int) ([]*evloop, error) {
 			if connect <= 0 {
 				connect = 2 * time.Second
 			}
-			lt := &ltarget{sa: cloneSockaddr(addrs[ti]), family: unix.AF_INET, maxConns: max(share, 1), connect: int64(connect),
+			// Each loop gets its own address: Connect writes into it.
+			sa, family := sockaddr(addrs[ti])
+			lt := &ltarget{sa: sa, family: family, maxConns: max(share, 1), connect: int64(connect),
 				maxBody: int64(ex.maxBody)}
-			if _, ok := addrs[ti].(*unix.SockaddrInet6); ok {
-				lt.family = unix.AF_INET6
-			}
 			l.targets = append(l.targets, lt)
 		}
 		loops[i] = l
@@ -219,35 +204,16 @@ func (ex *executor) newLoops(n int) ([]*evloop, error) {
 	return loops, nil
 }
 
-// resolveSockaddr resolves host:port once, before the run: the loop dials
-// without the resolver.
-func resolveSockaddr(addr string) (unix.Sockaddr, error) {
-	ta, err := net.ResolveTCPAddr("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	if ip4 := ta.IP.To4(); ip4 != nil {
-		sa := &unix.SockaddrInet4{Port: ta.Port}
+// sockaddr is a as Connect takes it, and its address family.
+func sockaddr(a *net.TCPAddr) (unix.Sockaddr, int) {
+	if ip4 := a.IP.To4(); ip4 != nil {
+		sa := &unix.SockaddrInet4{Port: a.Port}
 		copy(sa.Addr[:], ip4)
-		return sa, nil
+		return sa, unix.AF_INET
 	}
-	sa := &unix.SockaddrInet6{Port: ta.Port}
-	copy(sa.Addr[:], ta.IP.To16())
-	return sa, nil
-}
-
-// cloneSockaddr copies sa: Connect writes into the one it is given, so
-// loops cannot share one.
-func cloneSockaddr(sa unix.Sockaddr) unix.Sockaddr {
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		c := *a
-		return &c
-	case *unix.SockaddrInet6:
-		c := *a
-		return &c
-	}
-	return sa
+	sa := &unix.SockaddrInet6{Port: a.Port}
+	copy(sa.Addr[:], a.IP.To16())
+	return sa, unix.AF_INET6
 }
 
 // startLoopsOpen runs the open model on n loops.
@@ -279,7 +245,7 @@ func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
 			continue
 		}
 		l := loops[j%len(loops)]
-		l.users = append(l.users, luser{span: span})
+		l.users = append(l.users, span)
 		j++
 	}
 	for _, l := range loops {
@@ -356,7 +322,7 @@ func (l *evloop) runClosed() {
 	defer l.finish()
 	l.active = len(l.users)
 	for u := range l.users {
-		l.wakes.push(l.users[u].span.Start, int32(u))
+		l.wakes.push(l.users[u].Start, int32(u))
 	}
 	for {
 		l.now = l.ex.clock.now()
@@ -378,7 +344,7 @@ func (l *evloop) runClosed() {
 // userNext starts user u's next request, or ends the user.
 func (l *evloop) userNext(u int32) {
 	ex := l.ex
-	if ex.stopping() || l.now >= l.users[u].span.Stop {
+	if ex.stopping() || l.now >= l.users[u].Stop {
 		l.active--
 		return
 	}
@@ -538,7 +504,7 @@ func (l *evloop) armScan() {
 
 // dial opens a non-blocking connection for j.
 func (l *evloop) dial(t *ltarget, j ljob) {
-	if l.ex.cl.aborted.Load() {
+	if l.ex.aborted.Load() {
 		l.finishJob(j, -1, 0, 0, &dialError{errAborted})
 		return
 	}
@@ -679,11 +645,7 @@ func (l *evloop) read(c *lconn) {
 			l.fail(c, errno)
 			return
 		case n == 0:
-			done, err := c.p.EOF()
-			if err == nil && !done {
-				err = errors.New("connection closed") // unreachable: EOF is done or an error
-			}
-			if err != nil {
+			if _, err := c.p.EOF(); err != nil { // else the body ended with the connection
 				l.fail(c, err)
 				return
 			}
@@ -888,7 +850,10 @@ func (l *evloop) scan() {
 		}
 	}
 	for _, t := range l.targets {
-		for t.queue.len() > 0 && now >= t.queue.peek().ready+int64(t.queue.peek().pr.timeout) {
+		for t.queue.len() > 0 {
+			if j := t.queue.peek(); now < j.ready+int64(j.pr.timeout) {
+				break
+			}
 			j := t.queue.pop()
 			l.queued--
 			l.finishJob(j, -1, 0, 0, timeoutError{})

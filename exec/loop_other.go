@@ -4,6 +4,7 @@ package exec
 
 import (
 	"errors"
+	"net"
 	"sync/atomic"
 
 	"github.com/tressi/tressi/compile"
@@ -15,7 +16,7 @@ type evloop struct{}
 
 func loopSupported() bool { return false }
 
-func (ex *executor) newLoops(int) ([]*evloop, error) {
+func (ex *executor) newLoops(int, []*net.TCPAddr) ([]*evloop, error) {
 	return nil, errors.New("the loop engine needs Linux")
 }
 

@@ -124,23 +124,16 @@ func TestMisbehavingServers(t *testing.T) {
 			write(c, "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n", strings.Repeat("x", 5000))
 			return true
 		}, 0, results.BodyTooLarge, 0},
+		{"idle connections closed by the server", "GET", func(c net.Conn, _ *http.Request) bool {
+			write(c, okBody)
+			return false
+		}, 200, results.None, 0},
 	}
 	// A server that closes idle connections without saying so: the loop
 	// engine sees the close while the connection is idle and dials anew.
 	// fasthttp finds out only by sending on it (it closes its own idle
 	// connections after 4 s, before common servers' keep-alive timeouts).
 	loopOnly := map[string]bool{"idle connections closed by the server": true}
-	cases = append(cases, struct {
-		name    string
-		method  string
-		reply   func(c net.Conn, req *http.Request) bool
-		status  uint16
-		err     results.ErrorKind
-		bytesIn uint32
-	}{"idle connections closed by the server", "GET", func(c net.Conn, _ *http.Request) bool {
-		write(c, okBody)
-		return false
-	}, 200, results.None, 0})
 	for _, engine := range []string{EngineLoop, EngineFasthttp} {
 		for _, tc := range cases {
 			if loopOnly[tc.name] && engine != EngineLoop {
@@ -206,18 +199,18 @@ func TestGarbageFailsFast(t *testing.T) {
 // otherwise; asking for the loop where it cannot run says why.
 func TestChooseEngine(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
-	if e, n, err := chooseEngine(s, results.Shard{Count: 1}, ""); err != nil || (loopSupported() && (e != EngineLoop || n < 1)) {
-		t.Fatalf("plain http: %q %d %v", e, n, err)
+	if c, err := chooseEngine(s, results.Shard{Count: 1}, ""); err != nil || (loopSupported() && (c.name != EngineLoop || c.loops < 1)) {
+		t.Fatalf("plain http: %+v %v", c, err)
 	}
 	s.Targets[0].Scheme = "https"
-	if e, _, _ := chooseEngine(s, results.Shard{Count: 1}, ""); e != EngineFasthttp {
-		t.Fatalf("https ran on %q", e)
+	if c, _ := chooseEngine(s, results.Shard{Count: 1}, ""); c.name != EngineFasthttp {
+		t.Fatalf("https ran on %q", c.name)
 	}
-	_, _, err := chooseEngine(s, results.Shard{Count: 1}, EngineLoop)
+	_, err := chooseEngine(s, results.Shard{Count: 1}, EngineLoop)
 	if err == nil || !strings.Contains(err.Error(), `target "t" uses https`) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, _, err := chooseEngine(s, results.Shard{Count: 1}, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
+	if _, err := chooseEngine(s, results.Shard{Count: 1}, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -143,10 +143,11 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if ex.scen, err = newScenarios(ex); err != nil {
 		return nil, err
 	}
-	engine, nloops, err := chooseEngine(s, opt.Shard, opt.Engine)
+	choice, err := chooseEngine(s, opt.Shard, opt.Engine)
 	if err != nil {
 		return nil, err
 	}
+	engine := choice.name
 	out.Engine, meta.Engine = engine, engine
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
@@ -178,7 +179,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		workers = workerCount(s, s.Count)
 	}
 	if engine == EngineLoop {
-		workers = nloops
+		workers = choice.loops
 	}
 	// The loop engine's recorder runs at idle priority and never delays a
 	// burst, so its open model takes the large batches too.
@@ -207,7 +208,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	switch {
 	case engine == EngineLoop:
-		loops, err := ex.newLoops(nloops)
+		loops, err := ex.newLoops(choice.loops, choice.addrs)
 		if err != nil {
 			close(ex.rec.in)
 			<-ex.rec.done

@@ -58,6 +58,12 @@ func EvaluateThresholds(th *plan.Thresholds, s *Summary) []ThresholdResult {
 	return out
 }
 
+// HasThresholds reports whether th sets any threshold: the ones
+// EvaluateThresholds would check.
+func HasThresholds(th *plan.Thresholds) bool {
+	return len(EvaluateThresholds(th, &Summary{})) > 0
+}
+
 func trimSpace(s string) string {
 	for len(s) > 0 && s[len(s)-1] == ' ' {
 		s = s[:len(s)-1]
