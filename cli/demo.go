@@ -10,7 +10,7 @@ import (
 	"github.com/tressi/tressi/examples"
 	"github.com/tressi/tressi/exec"
 	"github.com/tressi/tressi/plan"
-	"github.com/tressi/tressi/target"
+	"github.com/tressi/tressi/testserver"
 )
 
 func init() { register(newDemo) }
@@ -29,7 +29,7 @@ func newDemo(e *env) *cobra.Command {
 			"The run directory it writes is a normal one: try `tressi report DIR --format html -o r.html`.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			srv, addr, err := target.StartLoopback(nil)
+			srv, addr, err := testserver.StartLoopback(nil)
 			if err != nil {
 				return withCode(ExitInternal, fmt.Errorf("starting the built-in target: %w", err))
 			}

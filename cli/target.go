@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tressi/tressi/target"
+	"github.com/tressi/tressi/testserver"
 )
 
 func init() { register(newTargetCmd) }
@@ -55,7 +55,7 @@ func runTarget(ctx context.Context, o targetOptions, stdout io.Writer) error {
 	if err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("target: %w", err))
 	}
-	srv := target.New(target.Options{})
+	srv := testserver.New(testserver.Options{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())

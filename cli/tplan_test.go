@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tressi/tressi/target"
+	"github.com/tressi/tressi/testserver"
 )
 
 const sensitivePlan = `
@@ -38,14 +38,14 @@ load {
 // A .tplan never holds a secret; replaying it takes the secret again and
 // recompiles the stored sources into the planned schedule.
 func TestTPlanWithSensitiveVariableReplays(t *testing.T) {
-	srv, addr, err := target.StartLoopback(t)
+	srv, addr, err := testserver.StartLoopback(t)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	planFile := filepath.Join(dir, "secret.hcl")
 	os.WriteFile(planFile, []byte(sensitivePlan), 0o644)
-	token := target.New(target.Options{}).Token("alice")
+	token := testserver.New(testserver.Options{}).Token("alice")
 	tplan := filepath.Join(dir, "run.tplan")
 	base := "base_url=http://" + addr
 	if code, out, errs := run(t, nil, "plan", planFile, "-var", base, "-var", "token="+token, "-out", tplan); code != ExitOK {
@@ -78,7 +78,7 @@ func TestTPlanWithSensitiveVariableReplays(t *testing.T) {
 // The README's flow: plan -out, then apply the .tplan, whole or as shards
 // that tressi report merges back into the whole.
 func TestApplyTPlanWholeAndSharded(t *testing.T) {
-	srv, addr, err := target.StartLoopback(t)
+	srv, addr, err := testserver.StartLoopback(t)
 	if err != nil {
 		t.Fatal(err)
 	}

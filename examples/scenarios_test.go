@@ -7,7 +7,7 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
 	"github.com/tressi/tressi/plan"
-	"github.com/tressi/tressi/target"
+	"github.com/tressi/tressi/testserver"
 )
 
 // The scenario examples run end to end against the built-in target, cut
@@ -25,7 +25,7 @@ func TestScenarioExamplesRun(t *testing.T) {
 		{"artillery.hcl", []string{"warmup=300ms", "ramp=300ms", "sustain=400ms", "warmup_rate=10", "sustained_rate=30", "think=50ms"}, 0, 0},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			srv, addr, err := target.StartLoopback(t)
+			srv, addr, err := testserver.StartLoopback(t)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
-	"github.com/tressi/tressi/target"
+	"github.com/tressi/tressi/testserver"
 )
 
 // compilePlan loads and compiles a plan from source, with the given extra
@@ -114,7 +114,7 @@ const usersCSV = "username,password\nalice,a1\nbob,b2\ncarol,c3\ndave,d4\nnobody
 // and reused; think time holds between repeats; the first request is
 // scheduled at the slot's due instant; the metadata names the steps.
 func TestSessionCapturesToken(t *testing.T) {
-	srv, addr, err := target.StartLoopback(t)
+	srv, addr, err := testserver.StartLoopback(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func maxOverlap(spans map[uint64][2]time.Time) int {
 
 // The closed model loops whole sessions per user.
 func TestSessionClosedModel(t *testing.T) {
-	srv, addr, err := target.StartLoopback(t)
+	srv, addr, err := testserver.StartLoopback(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestSessionClosedModel(t *testing.T) {
 // every slot still has a row (not_sent for sessions never started), and
 // no session goes on sending.
 func TestSessionInterrupt(t *testing.T) {
-	srv, addr, err := target.StartLoopback(t)
+	srv, addr, err := testserver.StartLoopback(t)
 	if err != nil {
 		t.Fatal(err)
 	}

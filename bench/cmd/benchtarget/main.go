@@ -1,5 +1,5 @@
 // Command benchtarget serves the built-in target for bench/run and
-// bench/scaling. It is target.New and nothing else, so the server being hit
+// bench/scaling. It is testserver.New and nothing else, so the server being hit
 // is the same whichever version of the tressi CLI is being measured.
 //
 // It prints "listening on http://HOST:PORT" and serves until SIGINT/SIGTERM;
@@ -15,7 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/tressi/tressi/target"
+	"github.com/tressi/tressi/testserver"
 )
 
 func main() {
@@ -39,7 +39,7 @@ func run(addr string) error {
 	if err != nil {
 		return err
 	}
-	srv := target.New(target.Options{})
+	srv := testserver.New(testserver.Options{})
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)

@@ -1,4 +1,4 @@
-// Package target is tressi's built-in test server: a small fasthttp server with
+// Package testserver is tressi's built-in test server: a small fasthttp server with
 // routes that cover what a load test needs to exercise (fixed answers, chosen
 // statuses, delays, echo, a login/bearer-token flow, sized payloads) and exact
 // request and connection counters, so tests can check that a run sent exactly
@@ -7,7 +7,7 @@
 // It is also the benchmark target of bench/: the route for "/" allocates
 // nothing per request, so the server costs as little as possible next to the
 // load generator being measured.
-package target
+package testserver
 
 import (
 	"context"
