@@ -170,7 +170,7 @@ func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, er
 	row := w.outcome(pr, k, scheduled, sent, done, out, in, status, err)
 	if w.wantSample(&row) {
 		body := w.resp.Body()
-		w.putSample(&row, pr, w.resp.Header.Header(), body, int64(len(body)))
+		w.putSampleErr(&row, pr, w.resp.Header.Header(), body, int64(len(body)), err)
 	}
 	w.keep(row, done)
 }
@@ -285,7 +285,17 @@ func (w *worker) sampleNew(endpoint, status uint16) bool {
 // putSample hands the sample of r to the recorder: for a response, its
 // header block, the first bytes of its body and the body's whole size.
 func (w *worker) putSample(r *results.Row, pr *preparedRequest, head, body []byte, size int64) {
+	w.putSampleErr(r, pr, head, body, size, nil)
+}
+
+// putSampleErr is putSample for a request that failed with err, whose text
+// the sample keeps (for a tls error it says why: unknown authority, name
+// mismatch, expired).
+func (w *worker) putSampleErr(r *results.Row, pr *preparedRequest, head, body []byte, size int64, err error) {
 	s := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
+	if err != nil && r.Error != results.Interrupted {
+		s.Detail = err.Error()
+	}
 	if r.Error == results.None {
 		s.Headers = string(head)
 		s.BodySize = clampU32(size)

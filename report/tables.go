@@ -267,7 +267,12 @@ func thresholdSection(s *Summary) section {
 func sampleSection(s *Summary) section {
 	sec := section{Title: "Sampled responses", Header: []string{"endpoint", "status", "error", "bytes", "body"}, Align: "lrlrl"}
 	for _, x := range s.Samples {
-		sec.Rows = append(sec.Rows, []string{x.Endpoint, strconv.Itoa(x.Status), x.Error, count(x.BodySize), oneLine(x.Body, 60)})
+		body := oneLine(x.Body, 60)
+		if x.Detail != "" && x.Body == "" {
+			// A failed request has no body: say why it failed instead.
+			body = oneLine(x.Detail, 160)
+		}
+		sec.Rows = append(sec.Rows, []string{x.Endpoint, strconv.Itoa(x.Status), x.Error, count(x.BodySize), body})
 	}
 	return sec
 }
