@@ -128,4 +128,3 @@ func (l *loader) tlsPath(raw string) (string, bool) {
 	}
 	return p, true
 }
-

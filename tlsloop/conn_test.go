@@ -319,6 +319,9 @@ func TestAbortEndsAHandshakeTheServerNeverAnswers(t *testing.T) {
 // response in one record costs one allocation. The server runs in another
 // process, so only the client's allocations are counted.
 func TestSteadyStateAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
 	host := startHelperServer(t)
 	l := newMiniLoop(t)
 	l.dial(host)
