@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
 )
 
 // tlsStats counts one run's TLS handshakes, on either engine.
@@ -155,4 +156,31 @@ func tlsReason(err error) string {
 		return "handshake failure"
 	}
 	return ""
+}
+
+// tlsMeta is meta.json's tls object: nil when no target uses https.
+func (cs *clients) tlsMeta(targets []compile.Target) *MetaTLS {
+	if len(cs.tls) == 0 {
+		return nil
+	}
+	m := &MetaTLS{Handshakes: cs.tlsStats.handshakes.Load(), Resumed: cs.tlsStats.resumed.Load()}
+	for _, t := range targets {
+		if t.Scheme == "https" && t.InsecureSkipVerify {
+			m.InsecureSkipVerify = append(m.InsecureSkipVerify, t.Name)
+		}
+	}
+	return m
+}
+
+// errDetail is a failed request's error in words for its sample: a TLS
+// failure met after the handshake (an alert on the first read) gets its
+// reason as a failed handshake does.
+func errDetail(err error) string {
+	var te *tlsError
+	if !errors.As(err, &te) && classify(err) == results.TLS {
+		if r := tlsReason(err); r != "" {
+			return (&tlsError{reason: r, err: err}).Error()
+		}
+	}
+	return err.Error()
 }

@@ -158,9 +158,12 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 // record appends the row of a request that ended at done with err; the
 // response and its connection meter are w.resp's.
 func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, err error) {
-	sent, out, in := int64(-1), int64(0), int64(0)
+	sent, out, in, connect := int64(-1), int64(0), int64(0), int64(0)
 	if m, ok := w.resp.LocalAddr().(*meter); ok {
-		sent, out, in = m.sent, m.out, m.in
+		sent, out, in, connect = m.sent, m.out, m.in, m.connect
+		if err != nil && m.tlsErr != nil {
+			err = m.tlsErr
+		}
 		m.release()
 	}
 	status := 0
@@ -168,6 +171,7 @@ func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, er
 		status = w.resp.StatusCode()
 	}
 	row := w.outcome(pr, k, scheduled, sent, done, out, in, status, err)
+	row.Connect = connect
 	if w.wantSample(&row) {
 		body := w.resp.Body()
 		w.putSampleErr(&row, pr, w.resp.Header.Header(), body, int64(len(body)), err)
@@ -294,7 +298,7 @@ func (w *worker) putSample(r *results.Row, pr *preparedRequest, head, body []byt
 func (w *worker) putSampleErr(r *results.Row, pr *preparedRequest, head, body []byte, size int64, err error) {
 	s := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
 	if err != nil && r.Error != results.Interrupted {
-		s.Detail = err.Error()
+		s.Detail = errDetail(err)
 	}
 	if r.Error == results.None {
 		s.Headers = string(head)
