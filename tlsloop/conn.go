@@ -1,194 +1,262 @@
 package tlsloop
 
 import (
+	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
-	"syscall"
+	"sync"
+	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// Socket is a connection's raw, non-blocking I/O as the loop does it:
-// EAGAIN when the call would block, EINTR when a signal interrupted it.
-type Socket interface {
-	Recv(b []byte) (int, syscall.Errno)
-	Send(b []byte) (int, syscall.Errno)
-}
-
-// ErrWouldBlock is what Conn.Read returns when no more plaintext can be had
-// before the socket is readable again.
+// ErrWouldBlock is what the conn under tls.Conn returns once established
+// when the loop has fed it nothing more: crypto/tls keeps what it read of
+// a record and returns, to be called again after the next Feed.
 var ErrWouldBlock error = wouldBlock{}
 
 type wouldBlock struct{}
 
 func (wouldBlock) Error() string   { return "tlsloop: would block" }
 func (wouldBlock) Timeout() bool   { return false }
-func (wouldBlock) Temporary() bool { return true } // crypto/tls keeps going after a temporary error
+func (wouldBlock) Temporary() bool { return true } // what crypto/tls checks
 
 var _ net.Error = wouldBlock{}
 
-// Conn is one TLS connection after its handshake, driven by the loop.
+// errClosed ends a handshake whose Conn was closed.
+var errClosed = errors.New("tlsloop: connection closed during the handshake")
+
+// Conn is one client TLS connection whose socket an event loop owns. Every
+// method but the wake function's calls happen on the loop's goroutine.
 type Conn struct {
-	tc      *tls.Conn
-	w       *wire
+	tc   *tls.Conn
+	w    *pipe
+	wake func()
+
+	ready  atomic.Bool // the handshake succeeded: plaintext may flow
+	failed atomic.Bool // the handshake failed: Err says why
+	hsErr  error       // written before failed is set
+	eof    bool        // the server sent close_notify
+
 	resumed bool
 	version uint16
 }
 
-// Write encrypts p and sends what the socket takes now; the rest waits for
-// Flush (see Pending). An error is the socket's and ends the connection.
-func (c *Conn) Write(p []byte) error {
-	_, err := c.tc.Write(p)
-	return err
+// Client starts the client handshake of cfg. wake is called, from another
+// goroutine, whenever the handshake has bytes for the socket (Pending) and
+// when it ended (Ready or Err). The handshake fails at deadline.
+func Client(cfg *tls.Config, wake func(), deadline time.Time) *Conn {
+	c := &Conn{w: newPipe(), wake: wake}
+	c.w.wake = wake
+	c.tc = tls.Client(c.w, cfg)
+	go c.handshake(deadline)
+	return c
 }
 
-// Pending reports whether ciphertext waits for the socket to be writable.
-func (c *Conn) Pending() bool { return c.w.off < len(c.w.out) }
+func (c *Conn) handshake(deadline time.Time) {
+	// At the deadline crypto/tls closes the pipe, which ends the wait for
+	// bytes, and returns the context's error (a timeout).
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	err := c.tc.HandshakeContext(ctx)
+	if err == nil {
+		st := c.tc.ConnectionState()
+		c.resumed, c.version = st.DidResume, st.Version
+	}
+	closed := c.w.establish()
+	if err != nil {
+		c.hsErr = err
+		c.failed.Store(true)
+	} else {
+		c.ready.Store(true)
+	}
+	if !closed {
+		c.wake()
+	}
+}
 
-// Flush sends the waiting ciphertext; with Pending still true afterwards
-// the socket is full and the loop should wait until it is writable.
-func (c *Conn) Flush() error { return c.w.flush() }
+// Ready reports whether the handshake succeeded: plaintext may flow.
+func (c *Conn) Ready() bool { return c.ready.Load() }
 
-// Read reads plaintext into b: ErrWouldBlock when none can be had until the
-// socket is readable again, io.EOF when the server closed the connection.
-// Post-handshake messages are handled on the way, and may queue bytes to
-// send (see Pending).
-func (c *Conn) Read(b []byte) (int, error) { return c.tc.Read(b) }
+// Err is why the handshake failed, or nil while it runs or once it
+// succeeded.
+func (c *Conn) Err() error {
+	if c.failed.Load() {
+		return c.hsErr
+	}
+	return nil
+}
 
-// Resumed reports whether the handshake resumed an earlier session.
+// Resumed reports whether the handshake resumed an earlier session; valid
+// once Ready.
 func (c *Conn) Resumed() bool { return c.resumed }
 
-// Version is the negotiated TLS version (tls.VersionTLS12, ...).
+// Version is the negotiated TLS version (tls.VersionTLS12, ...); valid once
+// Ready.
 func (c *Conn) Version() uint16 { return c.version }
 
-// wire is the net.Conn under a tls.Conn: during the handshake a blocking
-// view of the socket, after it the loop's own socket.
-type wire struct {
-	hs   net.Conn // the handshake's view; nil once the loop drives
-	sock Socket
-	out  []byte // ciphertext not yet sent: out[off:]
-	off  int
-	err  error // a write that failed: the connection is done
+// Feed takes bytes read from the socket.
+func (c *Conn) Feed(b []byte) error {
+	if err := c.Err(); err != nil {
+		return err
+	}
+	c.w.feed(b)
+	return nil
 }
 
-func (w *wire) Read(b []byte) (int, error) {
-	if w.hs != nil {
-		return w.hs.Read(b)
+// Read moves decrypted plaintext into p: 0 and no error when there is none
+// until more is fed. Post-handshake messages are handled on the way and may
+// leave bytes to send (Pending). After the server's close_notify Read
+// returns 0: the socket's end follows.
+func (c *Conn) Read(p []byte) (int, error) {
+	if !c.ready.Load() || c.eof {
+		return 0, c.Err()
 	}
-	if len(b) == 0 {
-		return 0, nil
-	}
-	for {
-		n, errno := w.sock.Recv(b)
-		switch {
-		case errno == unix.EINTR:
-			continue
-		case errno == unix.EAGAIN:
-			return 0, ErrWouldBlock
-		case errno != 0:
-			return 0, errno
-		case n == 0:
-			return 0, io.EOF
-		}
+	n, err := c.tc.Read(p)
+	switch {
+	case err == nil, err == ErrWouldBlock:
+		return n, nil
+	case errors.Is(err, io.EOF):
+		c.eof = true
 		return n, nil
 	}
+	return n, err
 }
 
-// Write never reports a write that would block: crypto/tls would remember
-// it as the connection's end. The bytes wait in out instead.
-func (w *wire) Write(b []byte) (int, error) {
-	if w.hs != nil {
-		return w.hs.Write(b)
-	}
-	if w.err != nil {
-		return 0, w.err
-	}
-	total := len(b)
-	if w.off == len(w.out) {
-		w.out, w.off = w.out[:0], 0
-		for len(b) > 0 {
-			n, errno := w.sock.Send(b)
-			if errno == unix.EINTR {
-				continue
-			}
-			if errno == unix.EAGAIN {
-				break
-			}
-			if errno != 0 {
-				w.err = errno
-				return 0, errno
-			}
-			b = b[n:]
+// Write encrypts p; the ciphertext waits in Pending. It fails only before
+// the handshake succeeded.
+func (c *Conn) Write(p []byte) (int, error) {
+	if !c.ready.Load() {
+		if err := c.Err(); err != nil {
+			return 0, err
 		}
+		return 0, errors.New("tlsloop: write before the handshake ended")
 	}
-	w.out = append(w.out, b...)
-	return total, nil
+	return c.tc.Write(p)
 }
 
-func (w *wire) flush() error {
-	if w.err != nil {
-		return w.err
+// Pending is the ciphertext waiting for the socket; Sent says n bytes of
+// it went out.
+func (c *Conn) Pending() []byte { return c.w.pending() }
+
+// Sent records that n bytes of Pending were written to the socket.
+func (c *Conn) Sent(n int) { c.w.sent(n) }
+
+// Close ends a handshake still running (without waking the loop again);
+// the socket is the loop's to close.
+func (c *Conn) Close() { c.w.shut(errClosed) }
+
+// pipe is the net.Conn under tls.Conn: bytes the loop fed on one side,
+// bytes for the loop to send on the other. During the handshake its reads
+// block until fed; once established they never block.
+type pipe struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	in      []byte // fed, not yet read: in[inOff:]
+	inOff   int
+	out     []byte // for the socket, not yet sent: out[outOff:]
+	outOff  int
+	blocks  bool  // reads wait for bytes: the handshake runs
+	err     error // the pipe was shut: reads fail with it
+	wake    func()
+	closedC bool // Close was called: wake nobody
+}
+
+func newPipe() *pipe {
+	p := &pipe{blocks: true}
+	p.cond.L = &p.mu
+	return p
+}
+
+func (p *pipe) feed(b []byte) {
+	p.mu.Lock()
+	if p.inOff == len(p.in) {
+		p.in, p.inOff = p.in[:0], 0
 	}
-	for w.off < len(w.out) {
-		n, errno := w.sock.Send(w.out[w.off:])
-		if errno == unix.EINTR {
-			continue
+	p.in = append(p.in, b...)
+	if p.blocks {
+		p.cond.Signal()
+	}
+	p.mu.Unlock()
+}
+
+// establish ends the handshake: reads stop blocking. It reports whether
+// the Conn was closed meanwhile.
+func (p *pipe) establish() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.blocks = false
+	return p.closedC
+}
+
+func (p *pipe) shut(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	if err == errClosed {
+		p.closedC = true
+	}
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+func (p *pipe) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.inOff == len(p.in) {
+		if p.err != nil && p.blocks {
+			return 0, p.err
 		}
-		if errno == unix.EAGAIN {
-			return nil
+		if !p.blocks {
+			return 0, ErrWouldBlock
 		}
-		if errno != 0 {
-			w.err = errno
-			return errno
-		}
-		w.off += n
+		p.cond.Wait()
 	}
-	w.out, w.off = w.out[:0], 0
-	return nil
+	n := copy(b, p.in[p.inOff:])
+	p.inOff += n
+	return n, nil
 }
 
-func (w *wire) Close() error {
-	if w.hs != nil {
-		return w.hs.Close()
+func (p *pipe) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	if p.blocks && p.err != nil {
+		p.mu.Unlock()
+		return 0, p.err
 	}
-	return nil // the loop owns the socket
+	p.out = append(p.out, b...)
+	hs := p.blocks
+	p.mu.Unlock()
+	if hs {
+		p.wake() // the handshake's bytes: the loop sends them
+	}
+	return len(b), nil
 }
 
-func (w *wire) LocalAddr() net.Addr {
-	if w.hs != nil {
-		return w.hs.LocalAddr()
-	}
-	return nil
+func (p *pipe) pending() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out[p.outOff:]
 }
 
-func (w *wire) RemoteAddr() net.Addr {
-	if w.hs != nil {
-		return w.hs.RemoteAddr()
+func (p *pipe) sent(n int) {
+	p.mu.Lock()
+	p.outOff += n
+	if p.outOff >= len(p.out) {
+		p.out, p.outOff = p.out[:0], 0
 	}
-	return nil
+	p.mu.Unlock()
 }
 
-// Deadlines only mean something during the handshake: after it, the loop
-// keeps time.
-func (w *wire) SetDeadline(t time.Time) error {
-	if w.hs != nil {
-		return w.hs.SetDeadline(t)
-	}
-	return nil
-}
+func (p *pipe) Close() error                     { p.shut(net.ErrClosed); return nil }
+func (p *pipe) LocalAddr() net.Addr              { return pipeAddr{} }
+func (p *pipe) RemoteAddr() net.Addr             { return pipeAddr{} }
+func (p *pipe) SetDeadline(time.Time) error      { return nil } // the handshake's deadline is its context's
+func (p *pipe) SetReadDeadline(time.Time) error  { return nil }
+func (p *pipe) SetWriteDeadline(time.Time) error { return nil }
 
-func (w *wire) SetReadDeadline(t time.Time) error {
-	if w.hs != nil {
-		return w.hs.SetReadDeadline(t)
-	}
-	return nil
-}
+type pipeAddr struct{}
 
-func (w *wire) SetWriteDeadline(t time.Time) error {
-	if w.hs != nil {
-		return w.hs.SetWriteDeadline(t)
-	}
-	return nil
-}
+func (pipeAddr) Network() string { return "tlsloop" }
+func (pipeAddr) String() string  { return "tlsloop" }

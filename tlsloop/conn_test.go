@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,58 +19,34 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fdSocket is the loop's raw I/O on a non-blocking socket.
-type fdSocket struct{ fd int }
-
-func (s *fdSocket) Recv(b []byte) (int, syscall.Errno) {
-	n, err := unix.Read(s.fd, b)
-	if err != nil {
-		return 0, err.(syscall.Errno)
-	}
-	return n, 0
-}
-
-func (s *fdSocket) Send(b []byte) (int, syscall.Errno) {
-	n, err := unix.Write(s.fd, b)
-	if err != nil {
-		return 0, err.(syscall.Errno)
-	}
-	return n, 0
-}
-
-// miniLoop is the smallest event loop that drives one connection: what
-// the engine does, without the engine.
+// miniLoop is the smallest event loop that drives one connection the way
+// the engine does: a non-blocking socket, bytes moved between it and the
+// Conn, wake-ups from the handshake's goroutine.
 type miniLoop struct {
 	t    *testing.T
-	epfd int
-	h    *Handshaker
 	fd   int
-	sock *fdSocket
 	c    *Conn
+	woke chan struct{}
 }
 
 func newMiniLoop(t *testing.T) *miniLoop {
-	t.Helper()
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := NewHandshaker()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, h.Fd(), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}); err != nil {
-		t.Fatal(err)
-	}
-	l := &miniLoop{t: t, epfd: epfd, h: h, fd: -1}
+	l := &miniLoop{t: t, fd: -1, woke: make(chan struct{}, 1)}
 	t.Cleanup(func() {
-		h.Close()
-		unix.Close(epfd)
+		if l.c != nil {
+			l.c.Close()
+		}
 		if l.fd >= 0 {
 			unix.Close(l.fd)
 		}
 	})
 	return l
+}
+
+func (l *miniLoop) wake() {
+	select {
+	case l.woke <- struct{}{}:
+	default:
+	}
 }
 
 // dial connects a non-blocking socket to addr and waits until connected.
@@ -88,7 +65,7 @@ func (l *miniLoop) dial(addr string) {
 	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
 		l.t.Fatal(err)
 	}
-	l.fd, l.sock = fd, &fdSocket{fd}
+	l.fd = fd
 	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
 	if _, err := unix.Poll(pfd, 5000); err != nil {
 		l.t.Fatal(err)
@@ -98,59 +75,89 @@ func (l *miniLoop) dial(addr string) {
 	}
 }
 
-// handshake runs the handshake through the Handshaker and waits on the
-// epoll set for its eventfd, as the engine does.
-func (l *miniLoop) handshake(cfg *tls.Config) error {
-	l.t.Helper()
-	if err := l.h.Start(7, l.fd, l.sock, cfg, time.Now().Add(5*time.Second)); err != nil {
-		return err
-	}
-	evs := make([]unix.EpollEvent, 4)
-	var got []Result
-	for len(got) == 0 {
-		n, err := unix.EpollWait(l.epfd, evs, 10000)
-		if err == unix.EINTR {
+// flush writes what the Conn has for the socket, waiting while it is full.
+func (l *miniLoop) flush() {
+	for {
+		b := l.c.Pending()
+		if len(b) == 0 {
+			return
+		}
+		n, err := unix.Write(l.fd, b)
+		if err == unix.EAGAIN || err == unix.EINTR {
+			unix.Poll([]unix.PollFd{{Fd: int32(l.fd), Events: unix.POLLOUT}}, 1000)
 			continue
 		}
-		if err != nil || n == 0 {
-			l.t.Fatalf("no handshake result: %v", err)
+		if err != nil {
+			l.t.Fatal(err)
 		}
-		got = l.h.Done(got)
+		l.c.Sent(n)
 	}
-	if len(got) != 1 || got[0].Key != 7 {
-		l.t.Fatalf("results %+v", got)
+}
+
+// pull feeds what the socket has to the Conn, waiting up to wait for it;
+// false at the socket's end.
+func (l *miniLoop) pull(buf []byte, wait int) bool {
+	unix.Poll([]unix.PollFd{{Fd: int32(l.fd), Events: unix.POLLIN}}, wait)
+	for {
+		n, err := unix.Read(l.fd, buf)
+		if err == unix.EAGAIN {
+			return true
+		}
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		if n == 0 {
+			return false
+		}
+		if err := l.c.Feed(buf[:n]); err != nil {
+			l.t.Fatal(err)
+		}
 	}
-	if got[0].Err != nil {
-		return got[0].Err
+}
+
+// handshake runs the handshake, moving its bytes whenever it wakes the
+// loop or the socket has some.
+func (l *miniLoop) handshake(cfg *tls.Config) error {
+	l.t.Helper()
+	l.c = Client(cfg, l.wake, time.Now().Add(5*time.Second))
+	buf := make([]byte, 64<<10)
+	deadline := time.Now().Add(10 * time.Second)
+	for !l.c.Ready() {
+		if err := l.c.Err(); err != nil {
+			l.flush() // the alert that says why
+			return err
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatal("no handshake in 10 s")
+		}
+		select {
+		case <-l.woke:
+		case <-time.After(time.Millisecond):
+		}
+		l.flush()
+		if !l.pull(buf, 0) {
+			l.t.Fatal("the server closed the connection during the handshake")
+		}
 	}
-	l.c = got[0].Conn
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.fd)}); err != nil {
-		l.t.Fatal(err)
-	}
+	l.flush()
 	return nil
 }
 
-// roundTrip sends req and reads one response with a Content-Length body,
-// waiting on epoll whenever the socket has nothing more.
+// roundTrip sends req and reads one response with a Content-Length body.
 func (l *miniLoop) roundTrip(req []byte, buf []byte) (head string, body []byte) {
 	l.t.Helper()
-	if err := l.c.Write(req); err != nil {
+	if _, err := l.c.Write(req); err != nil {
 		l.t.Fatal(err)
 	}
+	l.flush()
 	n := 0
-	evs := make([]unix.EpollEvent, 4)
+	cipher := make([]byte, 64<<10)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		for l.c.Pending() {
-			if err := l.c.Flush(); err != nil {
-				l.t.Fatal(err)
-			}
-			if l.c.Pending() {
-				pfd := []unix.PollFd{{Fd: int32(l.fd), Events: unix.POLLOUT}}
-				unix.Poll(pfd, 1000)
-			}
-		}
 		m, err := l.c.Read(buf[n:])
+		if err != nil {
+			l.t.Fatalf("read after %d bytes: %v", n, err)
+		}
 		n += m
 		if i := bytes.Index(buf[:n], []byte("\r\n\r\n")); i >= 0 {
 			h := string(buf[:i])
@@ -164,16 +171,15 @@ func (l *miniLoop) roundTrip(req []byte, buf []byte) (head string, body []byte) 
 				return h, buf[i+4 : i+4+cl]
 			}
 		}
-		switch {
-		case err == nil:
+		if m > 0 {
 			continue
-		case errors.Is(err, ErrWouldBlock):
-			if time.Now().After(deadline) {
-				l.t.Fatalf("no response in 10 s; have %d bytes: %.200q", n, buf[:n])
-			}
-			unix.EpollWait(l.epfd, evs, 1000)
-		default:
-			l.t.Fatalf("read after %d bytes: %v", n, err)
+		}
+		l.flush() // a post-handshake message may want an answer
+		if time.Now().After(deadline) {
+			l.t.Fatalf("no response in 10 s; have %d bytes: %.200q", n, buf[:n])
+		}
+		if !l.pull(cipher, 1000) {
+			l.t.Fatalf("the server closed after %d bytes", n)
 		}
 	}
 }
@@ -187,6 +193,7 @@ func serverPool(srv *httptest.Server) *x509.CertPool {
 func newServer(t *testing.T, min, max uint16, h http.HandlerFunc) *httptest.Server {
 	srv := httptest.NewUnstartedServer(h)
 	srv.TLS = &tls.Config{MinVersion: min, MaxVersion: max}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // failed handshakes are some tests' point
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv
@@ -273,7 +280,7 @@ func TestHandshakeFailuresComeBackAsErrors(t *testing.T) {
 	}
 }
 
-func TestAbortEndsAHandshakeTheServerNeverAnswers(t *testing.T) {
+func TestAHandshakeTheServerNeverAnswersEnds(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -288,27 +295,35 @@ func TestAbortEndsAHandshakeTheServerNeverAnswers(t *testing.T) {
 			defer c.Close() // silent: never answers the ClientHello
 		}
 	}()
-	l := newMiniLoop(t)
-	l.dial(ln.Addr().String())
-	if err := l.h.Start(1, l.fd, l.sock, &tls.Config{ServerName: "x"}, time.Now().Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * time.Millisecond)
-	start := time.Now()
-	l.h.Abort()
-	unix.Close(l.fd) // the loop closes its socket at once; the handshake holds its own
-	l.fd = -1
-	evs := make([]unix.EpollEvent, 2)
-	var got []Result
-	for len(got) == 0 && time.Since(start) < 10*time.Second {
-		unix.EpollWait(l.epfd, evs, 1000)
-		got = l.h.Done(got)
-	}
-	if len(got) != 1 || got[0].Err == nil {
-		t.Fatalf("results %+v, want one failed handshake", got)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("abort took %v", time.Since(start))
+	for _, tc := range []struct {
+		name  string
+		close bool
+	}{{"at its deadline", false}, {"when closed", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newMiniLoop(t)
+			l.dial(ln.Addr().String())
+			start := time.Now()
+			c := Client(&tls.Config{ServerName: "x"}, l.wake, start.Add(200*time.Millisecond))
+			l.c = c
+			if tc.close {
+				time.Sleep(20 * time.Millisecond)
+				c.Close()
+			}
+			for c.Err() == nil && time.Since(start) < 10*time.Second {
+				time.Sleep(time.Millisecond)
+			}
+			err := c.Err()
+			if err == nil || c.Ready() {
+				t.Fatal("the handshake did not fail")
+			}
+			var ne net.Error
+			if !tc.close && !(errors.As(err, &ne) && ne.Timeout()) {
+				t.Errorf("error %v is not a timeout", err)
+			}
+			if time.Since(start) > 5*time.Second {
+				t.Errorf("took %v", time.Since(start))
+			}
+		})
 	}
 }
 
@@ -329,34 +344,45 @@ func TestSteadyStateAllocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := fmt.Appendf(nil, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", host)
-	buf := make([]byte, 64<<10)
+	buf, cipher := make([]byte, 64<<10), make([]byte, 64<<10)
 	for range 10 {
-		l.roundTripQuiet(req, buf)
+		l.roundTripQuiet(req, buf, cipher)
 	}
-	allocs := testing.AllocsPerRun(500, func() { l.roundTripQuiet(req, buf) })
+	allocs := testing.AllocsPerRun(500, func() { l.roundTripQuiet(req, buf, cipher) })
 	t.Logf("%.2f allocations per request", allocs)
 	if allocs > 1.1 {
 		t.Errorf("%.2f allocations per request, want at most crypto/tls's one per record read", allocs)
 	}
 }
 
-// roundTripQuiet waits for the response with poll(2), not epoll: the loop
-// reads only once the socket is readable, and so must the test, or each
-// read that finds nothing costs crypto/tls's allocation again.
-func (l *miniLoop) roundTripQuiet(req, buf []byte) {
-	if err := l.c.Write(req); err != nil {
+// roundTripQuiet reads only once the socket is readable, as the loop does:
+// each Read that finds no whole record costs crypto/tls's allocation again.
+func (l *miniLoop) roundTripQuiet(req, buf, cipher []byte) {
+	if _, err := l.c.Write(req); err != nil {
 		l.t.Fatal(err)
+	}
+	for b := l.c.Pending(); len(b) > 0; b = l.c.Pending() {
+		n, err := unix.Write(l.fd, b)
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		l.c.Sent(n)
 	}
 	n := 0
 	pfd := []unix.PollFd{{Fd: int32(l.fd), Events: unix.POLLIN}}
 	for {
 		unix.Poll(pfd, 5000)
-		m, err := l.c.Read(buf[n:])
+		m, err := unix.Read(l.fd, cipher)
+		if err != nil || m == 0 {
+			l.t.Fatal(err)
+		}
+		l.c.Feed(cipher[:m])
+		m, err = l.c.Read(buf[n:])
 		n += m
 		if n > 4 && bytes.HasSuffix(buf[:n], []byte("\r\n\r\nok")) {
 			return
 		}
-		if err != nil && err != ErrWouldBlock {
+		if err != nil {
 			l.t.Fatal(err)
 		}
 	}
