@@ -136,6 +136,13 @@ func (l *miniLoop) handshake(cfg *tls.Config) error {
 		}
 		l.flush()
 		if !l.pull(buf, 0) {
+			// The server hung up: after our alert, or on its own.
+			for i := 0; i < 1000 && l.c.Err() == nil; i++ {
+				time.Sleep(time.Millisecond)
+			}
+			if err := l.c.Err(); err != nil {
+				return err
+			}
 			l.t.Fatal("the server closed the connection during the handshake")
 		}
 	}
