@@ -11,7 +11,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/plan"
 )
 
 // capturer takes one named value from a step's response into a session's
@@ -19,7 +18,7 @@ import (
 // parsed) and shared read-only by every session.
 type capturer struct {
 	index  int // the session's capture slot
-	kind   plan.CaptureKind
+	kind   compile.CaptureKind
 	path   []pathElem     // json
 	header string         // header
 	re     *regexp.Regexp // regex
@@ -36,11 +35,11 @@ func newCapturer(c compile.Capture) (capturer, error) {
 	cp := capturer{index: c.Index, kind: c.Kind}
 	var err error
 	switch c.Kind {
-	case plan.CaptureJSON:
+	case compile.CaptureJSON:
 		cp.path, err = parseJSONPath(c.Expr)
-	case plan.CaptureHeader:
+	case compile.CaptureHeader:
 		cp.header = c.Expr
-	case plan.CaptureRegex:
+	case compile.CaptureRegex:
 		cp.re, err = regexp.Compile(c.Expr)
 	default:
 		err = fmt.Errorf("unknown capture kind %d; recompile the plan with this tressi", c.Kind)
@@ -99,11 +98,11 @@ func parseJSONPath(s string) ([]pathElem, error) {
 func (c *capturer) extract(dst []byte, resp *fasthttp.Response) ([]byte, bool) {
 	var v []byte
 	switch c.kind {
-	case plan.CaptureJSON:
+	case compile.CaptureJSON:
 		v = jsonLookup(resp.Body(), c.path)
-	case plan.CaptureHeader:
+	case compile.CaptureHeader:
 		v = resp.Header.Peek(c.header)
-	case plan.CaptureRegex:
+	case compile.CaptureRegex:
 		body := resp.Body()
 		m := c.re.FindSubmatchIndex(body)
 		switch {

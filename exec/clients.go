@@ -27,9 +27,6 @@ type clients struct {
 	conns map[*meteredConn]struct{}
 }
 
-// defaultMaxResponseBody caps a response body when Options leaves it zero.
-const defaultMaxResponseBody = 64 << 20
-
 func newClients(targets []compile.Target, clk *clock, maxBody int) (*clients, error) {
 	cs := &clients{clock: clk, conns: map[*meteredConn]struct{}{}, tls: map[string]*tls.Config{}}
 	for i := range targets {
@@ -51,19 +48,13 @@ func newClients(targets []compile.Target, clk *clock, maxBody int) (*clients, er
 
 func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
 	timeout := t.Timeout
-	if timeout <= 0 {
-		timeout = 5 * time.Second
-	}
 	connect := t.ConnectTimeout
-	if connect <= 0 {
-		connect = 2 * time.Second
-	}
 	dialer := &net.Dialer{Timeout: connect}
 	tlsConfig := cs.tls[t.Name]
 	hc := &fasthttp.HostClient{
 		Addr:     t.Addr,
 		IsTLS:    t.Scheme == "https",
-		MaxConns: max(t.Connections, 1),
+		MaxConns: t.Connections,
 		// fasthttp's default of 5 attempts silently resends idempotent
 		// requests: a GET must never be sent twice.
 		MaxIdemponentCallAttempts: 1,

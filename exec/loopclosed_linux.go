@@ -1,0 +1,75 @@
+package exec
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// closedDriver is the closed model's part of a loop: its users, and when
+// each next acts.
+type closedDriver struct {
+	users   []compile.UserSpan
+	wakes   wakeHeap
+	session *atomic.Uint64
+	active  int // users not finished
+}
+
+// runClosed runs this loop's users from their start to their stop.
+func (l *evloop) runClosed() {
+	defer l.finish()
+	d := &l.closedUsers
+	d.active = len(d.users)
+	for u := range d.users {
+		d.wakes.push(d.users[u].Start, int32(u))
+	}
+	for {
+		l.now = l.ex.clock.now()
+		for d.wakes.len() > 0 && (d.wakes.top() <= l.now || l.ex.stopping()) {
+			_, u := d.wakes.pop()
+			l.userNext(u)
+		}
+		if d.active == 0 && l.busy == 0 && l.queued == 0 {
+			return
+		}
+		var wake int64 = -1
+		if d.wakes.len() > 0 {
+			wake = d.wakes.top()
+		}
+		l.poll(wake)
+	}
+}
+
+// userNext starts user u's next request, or ends the user.
+func (l *evloop) userNext(u int32) {
+	ex, d := l.ex, &l.closedUsers
+	if ex.stopping() || l.now >= d.users[u].Stop {
+		d.active--
+		return
+	}
+	k, entry, ok := ex.nextEntry(d.session)
+	if !ok {
+		// Every entry is at its max_rate: try again a little later.
+		d.wakes.push(l.now+int64(time.Millisecond), u)
+		return
+	}
+	l.dispatch(ljob{k: k, entry: int32(entry), user: u, pr: l.entryRequest(entry), sched: l.now, ready: l.now})
+}
+
+// userDone follows a user's finished request: its think time, or its next
+// request. After a response the next one starts at once; after a failure
+// it goes through the wake heap, so a server refusing every connection
+// cannot recurse the loop into itself.
+func (l *evloop) userDone(u int32, done int64, answered bool) {
+	if think := int64(l.ex.s.Think); think > 0 {
+		l.closedUsers.wakes.push(done+think, u)
+		return
+	}
+	if !answered {
+		l.closedUsers.wakes.push(done, u)
+		return
+	}
+	l.now = done
+	l.userNext(u)
+}
