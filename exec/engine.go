@@ -129,9 +129,9 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 }
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with
-// the targets' addresses. The loop speaks plain HTTP/1.1 to addresses
-// resolved once, here; TLS and scenarios (captures, per-session
-// connections) stay on fasthttp.
+// the targets' addresses. The loop speaks HTTP/1.1, plain or over TLS
+// (looptls_linux.go), to addresses resolved once, here; scenarios
+// (captures, per-session connections) stay on fasthttp.
 func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
 		return nil, "it runs on Linux only"
@@ -143,10 +143,7 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	}
 	addrs := make([]*net.TCPAddr, len(s.Targets))
 	for i, t := range s.Targets {
-		switch {
-		case t.Scheme == "https":
-			return nil, fmt.Sprintf("target %q uses https", t.Name)
-		case t.Connection == compile.ConnectionSession:
+		if t.Connection == compile.ConnectionSession {
 			return nil, fmt.Sprintf("target %q keeps a connection per session", t.Name)
 		}
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)

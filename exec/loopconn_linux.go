@@ -40,6 +40,9 @@ type lconn struct {
 	rlen     int
 	codec    codec
 	tr       transport // nil: plain socket
+	// connect is how long opening the connection took (connect, and the
+	// transport's handshake): the connect_ns of its first job's row.
+	connect int64
 }
 
 // dial opens a non-blocking connection for j.
@@ -96,7 +99,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr = fd, t, 0, false, nil
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.connect = fd, t, 0, false, nil, 0
 	return c
 }
 
@@ -105,9 +108,11 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 func (l *evloop) connected(c *lconn) {
 	if c.tr != nil && !c.tr.Ready() {
 		c.state = connHandshaking
+		l.handshaking++
 		l.pump(c)
 		return
 	}
+	c.connect = l.now - (c.dialEnd - c.t.connect)
 	c.state = connBusy
 	l.setOut(c, false)
 	l.write(c)
@@ -124,8 +129,14 @@ func (l *evloop) pump(c *lconn) {
 	}
 	switch c.state {
 	case connHandshaking:
+		if err := c.tr.Err(); err != nil {
+			l.fail(c, &dialError{asTLSError(err)})
+			return
+		}
 		if c.tr.Ready() {
+			l.handshaking--
 			c.state = connBusy
+			c.connect = l.ex.clock.now() - (c.dialEnd - c.t.connect)
 			l.write(c)
 		}
 	case connBusy:
@@ -234,13 +245,25 @@ func (l *evloop) read(c *lconn) {
 			l.fail(c, os.NewSyscallError("read", errno))
 			return
 		case n == 0:
+			if c.tr != nil && c.state == connHandshaking {
+				// The transport says why (an alert it was fed, most
+				// likely) when it wakes the loop; until then the socket's
+				// end must not wake the loop again and again.
+				c.tr.EOF()
+				if err := l.p.remove(c.fd); err != nil {
+					l.fail(c, &dialError{err})
+				}
+				return
+			}
 			if c.tr != nil && c.state == connBusy && !l.plaintext(c) {
 				return
 			}
 			l.eof(c)
 			return
 		}
-		c.in += int64(n)
+		if c.tr == nil {
+			c.in += int64(n) // through a transport, the plaintext counts
+		}
 		full := n == len(buf)
 		if c.tr != nil {
 			if err := c.tr.Feed(buf[:n]); err != nil {
@@ -274,6 +297,7 @@ func (l *evloop) plaintext(c *lconn) bool {
 		if n == 0 {
 			return true
 		}
+		c.in += int64(n)
 		c.rlen += n
 		if !l.decode(c, c.rlen == len(c.rbuf)) {
 			return false
@@ -343,6 +367,7 @@ func (l *evloop) complete(c *lconn, done int64) {
 	// way the connection cannot be trusted with another request.
 	keepConn := resp.keepAlive && c.rlen == 0 && c.pending == nil
 	row := l.sink.outcome(j.pr, j.k, j.sched, c.sent, done, c.out, c.in, resp.status, nil)
+	row.Connect, c.connect = c.connect, 0
 	if resp.sampled && l.sink.wantSample(&row) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
@@ -376,7 +401,7 @@ func (l *evloop) reuse(c *lconn) {
 // fail records c's job as failed with err and closes c.
 func (l *evloop) fail(c *lconn, err error) {
 	j, sent, out, in := c.job, c.sent, c.out, c.in
-	dialing := c.state == connDialing
+	dialing := c.state == connDialing || c.state == connHandshaking
 	l.busy--
 	l.closeConn(c)
 	if _, isTimeout := err.(timeoutError); dialing && !isTimeout {
@@ -392,7 +417,7 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	done := l.ex.clock.now()
 	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	if l.sink.wantSample(&row) {
-		l.sink.putSample(&row, j.pr, nil, nil, 0)
+		l.sink.putSampleErr(&row, j.pr, nil, nil, 0, err)
 	}
 	l.sink.keep(row, done)
 	l.refill(l.targets[j.pr.spec.Target])
@@ -446,6 +471,9 @@ func (l *evloop) whole(c *lconn) {
 
 func (l *evloop) releaseConn(c *lconn) {
 	l.whole(c)
+	if c.state == connHandshaking {
+		l.handshaking--
+	}
 	if c.tr != nil {
 		c.tr.Close()
 		c.tr = nil

@@ -172,7 +172,7 @@ func readSampleFile(t *testing.T, dir string) []results.Sample {
 }
 
 // engines are the engines every HTTPS test runs on.
-var engines = []string{EngineFasthttp}
+var engines = []string{EngineFasthttp, EngineLoop}
 
 func TestHTTPSTrustsCAFileAndRecordsConnectTime(t *testing.T) {
 	p := newPKI(t)

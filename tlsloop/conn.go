@@ -143,6 +143,10 @@ func (c *Conn) Pending() []byte { return c.w.pending() }
 // Sent records that n bytes of Pending were written to the socket.
 func (c *Conn) Sent(n int) { c.w.sent(n) }
 
+// EOF says the socket ended: a handshake still running reads what was fed
+// before it (an alert, most likely) and then fails, waking the loop.
+func (c *Conn) EOF() { c.w.shut(io.EOF) }
+
 // Close ends a handshake still running (without waking the loop again);
 // the socket is the loop's to close.
 func (c *Conn) Close() { c.w.shut(errClosed) }
