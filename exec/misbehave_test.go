@@ -196,8 +196,9 @@ func TestGarbageFailsFast(t *testing.T) {
 	}
 }
 
-// The engine the plan needs: fasthttp for https or scenarios, the loop
-// otherwise; asking for the loop where it cannot run says why.
+// The engine the plan needs: fasthttp for scenarios and per-session
+// connections, the loop otherwise, https included; asking for the loop
+// where it cannot run says why.
 func TestChooseEngine(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
 	ex := &executor{s: s, shard: results.Shard{Count: 1}}
@@ -205,12 +206,16 @@ func TestChooseEngine(t *testing.T) {
 		t.Fatalf("plain http: %+v %v", c, err)
 	}
 	s.Targets[0].Scheme = "https"
+	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && c.name() != EngineLoop) {
+		t.Fatalf("https ran on %q (%v)", c.name(), err)
+	}
+	s.Targets[0].Connection = compile.ConnectionSession
 	if c, _ := chooseEngine(ex, ""); c.name() != EngineFasthttp {
-		t.Fatalf("https ran on %q", c.name())
+		t.Fatalf("a connection per session ran on %q", c.name())
 	}
 	_, err := chooseEngine(ex, EngineLoop)
 	var input *InputError
-	if err == nil || !strings.Contains(err.Error(), `target "t" uses https`) || !errors.As(err, &input) {
+	if err == nil || !strings.Contains(err.Error(), `target "t" keeps a connection per session`) || !errors.As(err, &input) {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := chooseEngine(ex, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
