@@ -239,3 +239,36 @@ func TestLoopLargeResponses(t *testing.T) {
 		}
 	}
 }
+
+// Over HTTPS the loop's own path allocates nothing per request either;
+// crypto/tls makes one small allocation each time it reads a record from
+// the socket (conn.go's readFromUntil hands &atLeastReader{...} to an
+// interface), so a response in one record costs one. The server runs in
+// another process: only tressi's allocations are counted.
+func TestLoopHTTPSAllocations(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a 1 s run, whose allocations the race detector changes")
+	}
+	addr := helperTLSServer(t)
+	s := schedule(addr, 0, time.Millisecond)
+	s.Model, s.Count = compile.Closed, 0
+	s.Targets[0].Scheme, s.Targets[0].InsecureSkipVerify = "https", true
+	for range 4 {
+		s.Users = append(s.Users, compile.UserSpan{Start: 0, Stop: int64(time.Second)})
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := Run(t.Context(), s, Options{OutDir: t.TempDir() + "/run", Engine: EngineLoop})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Requests < 1000 || out.OK != out.Requests {
+		t.Fatalf("outcome %+v", out)
+	}
+	perRequest := float64(after.Mallocs-before.Mallocs) / float64(out.Requests)
+	t.Logf("%d requests, %d handshakes, %.3f allocations per request", out.Requests, out.TLSHandshakes, perRequest)
+	if perRequest > 1.25 {
+		t.Fatalf("%.2f allocations per request: more than crypto/tls's one per record read", perRequest)
+	}
+}
