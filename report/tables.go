@@ -81,6 +81,13 @@ func (r *Report) overview() section {
 	add("duration", fmt.Sprintf("%.2f s", s.DurationS))
 	add("throughput", fmt.Sprintf("%.1f req/s", s.ThroughputRPS))
 	add("bytes out / in", fmt.Sprintf("%s / %s", byteSize(s.BytesOut), byteSize(s.BytesIn)))
+	if c := s.Connect; c != nil {
+		add("connections opened", fmt.Sprintf("%s, %.2f ms each on average (max %.2f ms), %.1f ms in all (connect_ns)",
+			count(c.Opened), c.MeanMs, c.MaxMs, c.TotalMs))
+	}
+	if t := s.TLS; t != nil {
+		add("TLS handshakes", fmt.Sprintf("%s, %s of them resumed", count(t.Handshakes), count(t.Resumed)))
+	}
 	return sec
 }
 
