@@ -333,3 +333,22 @@ func TestHTTPSInsecureSkipVerifyIsRecorded(t *testing.T) {
 		})
 	}
 }
+
+// session_resumption = false: every connection pays a full handshake.
+func TestHTTPSResumptionOff(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}}, true)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.addr, 10, 5*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test", NoResumption: true})
+			s.Targets[0].Connections = 1
+			dir := filepath.Join(t.TempDir(), "run")
+			out, _ := run(t, s, Options{Engine: engine, OutDir: dir})
+			m := readMeta(t, dir)
+			if out.OK != 10 || m.TLS == nil || m.TLS.Handshakes != 10 || m.TLS.Resumed != 0 {
+				t.Fatalf("outcome %+v, meta tls %+v", out, m.TLS)
+			}
+		})
+	}
+}
