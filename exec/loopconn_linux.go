@@ -290,7 +290,13 @@ func (l *evloop) read(c *lconn) {
 func (l *evloop) plaintext(c *lconn) bool {
 	for {
 		n, err := c.tr.Read(c.rbuf[c.rlen:])
-		if err != nil {
+		if err == io.EOF && n == 0 {
+			// The server's close_notify: the end of a body that runs to
+			// the connection's close, or of a connection it gave up.
+			l.eof(c)
+			return false
+		}
+		if err != nil && err != io.EOF {
 			l.fail(c, err)
 			return false
 		}

@@ -352,3 +352,50 @@ func TestHTTPSResumptionOff(t *testing.T) {
 		})
 	}
 }
+
+// A body that runs to the connection's close ends, over TLS, with the
+// server's close_notify: the response is complete, not a reset.
+func TestHTTPSBodyUntilClose(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close() // sends close_notify
+				buf := make([]byte, 4096)
+				n := 0
+				for !strings.Contains(string(buf[:n]), "\r\n\r\n") {
+					m, err := c.Read(buf[n:])
+					if err != nil {
+						return
+					}
+					n += m
+				}
+				c.Write([]byte("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + strings.Repeat("z", 5000)))
+			}()
+		}
+	}()
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(ln.Addr().String(), 5, 2*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+			out, rows := run(t, s, Options{Engine: engine})
+			if out.OK != 5 {
+				t.Fatalf("outcome %+v, first row %+v", out, rows[0])
+			}
+			for _, r := range rows {
+				if r.BytesIn < 5000 {
+					t.Fatalf("row %+v read less than the body", r)
+				}
+			}
+		})
+	}
+}

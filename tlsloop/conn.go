@@ -108,9 +108,12 @@ func (c *Conn) Feed(b []byte) error {
 // Read moves decrypted plaintext into p: 0 and no error when there is none
 // until more is fed. Post-handshake messages are handled on the way and may
 // leave bytes to send (Pending). After the server's close_notify Read
-// returns 0: the socket's end follows.
+// returns io.EOF: the connection carries nothing more.
 func (c *Conn) Read(p []byte) (int, error) {
-	if !c.ready.Load() || c.eof {
+	if c.eof {
+		return 0, io.EOF
+	}
+	if !c.ready.Load() {
 		return 0, c.Err()
 	}
 	n, err := c.tc.Read(p)
@@ -119,7 +122,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return n, nil
 	case errors.Is(err, io.EOF):
 		c.eof = true
-		return n, nil
+		return n, io.EOF
 	}
 	return n, err
 }
