@@ -141,6 +141,8 @@ func httpsSchedule(addr string, n int, interval time.Duration, tt compile.Target
 	s := schedule(addr, n, interval)
 	s.Targets[0].Scheme = "https"
 	s.Targets[0].TLS = tt
+	// Handshakes on a busy 2-core machine under -race take their time.
+	s.Targets[0].ConnectTimeout, s.Targets[0].Timeout = 15*time.Second, 20*time.Second
 	return s
 }
 
