@@ -130,24 +130,16 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with
 // the targets' addresses. The loop speaks plain HTTP/1.1 to addresses
-// resolved once, here; TLS and scenarios (captures, per-session
-// connections) stay on fasthttp.
+// resolved once, here: endpoints and scenarios, pooled or with a
+// connection per session.
 func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
 		return nil, "it runs on Linux only"
 	}
-	for _, e := range s.Entries {
-		if e.Scenario {
-			return nil, fmt.Sprintf("%q is a scenario", e.Name)
-		}
-	}
 	addrs := make([]*net.TCPAddr, len(s.Targets))
 	for i, t := range s.Targets {
-		switch {
-		case t.Scheme == "https":
+		if t.Scheme == "https" {
 			return nil, fmt.Sprintf("target %q uses https", t.Name)
-		case t.Connection == compile.ConnectionSession:
-			return nil, fmt.Sprintf("target %q keeps a connection per session", t.Name)
 		}
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"io"
 	"os"
 	"syscall"
@@ -40,6 +41,12 @@ type lconn struct {
 	rlen     int
 	codec    codec
 	tr       transport // nil: plain socket
+	// owner is the session whose own connection this is
+	// (connection = "session"), -1 for a pool connection.
+	owner int32
+	// reused: the job came to c after c sat idle, so the server may have
+	// closed c meanwhile (see fail).
+	reused bool
 }
 
 // dial opens a non-blocking connection for j.
@@ -59,6 +66,10 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 		return
 	}
 	c := l.newConn(fd, t)
+	if j.own {
+		c.owner = j.sess
+		l.sessions[j.sess].conns[t.idx] = c
+	}
 	if t.transport != nil {
 		id := c.id
 		tr, err := t.transport(func() { l.p.wake(id) })
@@ -96,7 +107,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr = fd, t, 0, false, nil
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused = fd, t, 0, false, nil, -1, false
 	return c
 }
 
@@ -136,6 +147,7 @@ func (l *evloop) pump(c *lconn) {
 // begin starts j on the idle connection c.
 func (l *evloop) begin(c *lconn, j ljob) {
 	c.state = connBusy
+	c.reused = true
 	c.job = j
 	c.deadline = j.ready + int64(j.pr.timeout)
 	l.busy++
@@ -347,15 +359,29 @@ func (l *evloop) complete(c *lconn, done int64) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
 	l.sink.keep(row, done)
+	if j.st != nil {
+		l.sessionCapture(&j, resp) // before c takes another job
+	}
 	l.busy--
-	if keepConn && !l.ex.aborted.Load() {
-		l.reuse(c)
-	} else {
+	switch {
+	case !keepConn || l.ex.aborted.Load():
 		l.closeConn(c)
 		l.refill(c.t)
+	case c.owner >= 0:
+		c.state = connIdle // the session's, until its next request or its end
+	default:
+		l.reuse(c)
 	}
-	if j.user >= 0 {
-		l.userDone(j.user, done, true)
+	l.jobDone(&j, done, true)
+}
+
+// jobDone hands what follows a finished job to its driver.
+func (l *evloop) jobDone(j *ljob, done int64, answered bool) {
+	switch {
+	case j.st != nil:
+		l.sessionDone(j, done, answered)
+	case j.user >= 0:
+		l.userDone(j.user, done, answered)
 	}
 }
 
@@ -367,6 +393,13 @@ func (l *evloop) reuse(c *lconn) {
 	if t.queue.len() > 0 {
 		j := t.queue.pop()
 		l.queued--
+		if j.own {
+			// A session waiting for a connection of its own: c's place
+			// in the cap becomes its.
+			l.closeConn(c)
+			l.dial(t, j)
+			return
+		}
 		l.begin(c, j)
 		return
 	}
@@ -374,11 +407,25 @@ func (l *evloop) reuse(c *lconn) {
 }
 
 // fail records c's job as failed with err and closes c.
+//
+// One failure is not the job's: a connection that sat idle, which the
+// server closed (a keep-alive timeout) as the request went out. When the
+// connection ended before any byte of a response came back, the server
+// never read the request (it closed an idle connection), and the job goes
+// out once more, on a fresh connection, recorded once. Any other failure,
+// or the same one again, is the job's row.
 func (l *evloop) fail(c *lconn, err error) {
 	j, sent, out, in := c.job, c.sent, c.out, c.in
 	dialing := c.state == connDialing
+	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
 	l.busy--
 	l.closeConn(c)
+	if retry {
+		j.retry = true
+		j.ready = l.ex.clock.now()
+		l.dial(c.t, j)
+		return
+	}
 	if _, isTimeout := err.(timeoutError); dialing && !isTimeout {
 		if _, ok := err.(*dialError); !ok {
 			err = &dialError{err}
@@ -396,9 +443,14 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	}
 	l.sink.keep(row, done)
 	l.refill(l.targets[j.pr.spec.Target])
-	if j.user >= 0 {
-		l.userDone(j.user, done, false)
-	}
+	l.jobDone(&j, done, false)
+}
+
+// closedByPeer reports whether err is the peer closing the connection:
+// an end of stream or a reset, reading or writing.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE)
 }
 
 // refill dials for queued jobs while a closed connection left room. Dials
@@ -424,7 +476,10 @@ func (l *evloop) closeConn(c *lconn) {
 		return
 	}
 	t := c.t
-	if c.state == connIdle {
+	if c.owner >= 0 {
+		l.sessions[c.owner].conns[t.idx] = nil
+		c.owner = -1
+	} else if c.state == connIdle {
 		for i, x := range t.idle {
 			if x == c {
 				t.idle = append(t.idle[:i], t.idle[i+1:]...)

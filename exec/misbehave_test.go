@@ -204,6 +204,11 @@ func TestChooseEngine(t *testing.T) {
 	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && (c.name() != EngineLoop || c.senders() < 1)) {
 		t.Fatalf("plain http: %+v %v", c, err)
 	}
+	// Scenarios, with a connection per session, run on the loop too.
+	s.Entries[0].Scenario, s.Entries[0].Connection, s.Targets[0].Connection = true, compile.ConnectionSession, compile.ConnectionSession
+	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && c.name() != EngineLoop) {
+		t.Fatalf("scenario: %+v %v", c, err)
+	}
 	s.Targets[0].Scheme = "https"
 	if c, _ := chooseEngine(ex, ""); c.name() != EngineFasthttp {
 		t.Fatalf("https ran on %q", c.name())
