@@ -107,15 +107,22 @@ type captureSource interface {
 // whatever a server sends.
 const captureBodyLimit = 1 << 20
 
-// fastResponse is a fasthttp response as captures read it.
-type fastResponse struct{ r *fasthttp.Response }
+// fastResponse is a fasthttp response as captures read it: its headers,
+// and the body prefix the worker kept (nil: the response's own body).
+type fastResponse struct {
+	r    *fasthttp.Response
+	body *[]byte
+}
 
-func (f fastResponse) captureBody() []byte {
+func (f *fastResponse) captureBody() []byte {
 	b := f.r.Body()
+	if f.body != nil {
+		b = *f.body
+	}
 	return b[:min(len(b), captureBodyLimit)]
 }
 
-func (f fastResponse) captureHeader(name string) []byte { return f.r.Header.Peek(name) }
+func (f *fastResponse) captureHeader(name string) []byte { return f.r.Header.Peek(name) }
 
 // readsBody says whether the capture reads the body (else the head).
 func (c *capturer) readsBody() bool { return c.kind != compile.CaptureHeader }

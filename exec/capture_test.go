@@ -41,7 +41,7 @@ func TestCapture(t *testing.T) {
 		// Both engines' responses: fasthttp's, and the loop's raw head
 		// and body prefix.
 		raw := &rawResponse{head: []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-TOKEN:  h-123 \r\n\r\n"), body: resp.Body()}
-		for _, src := range []captureSource{fastResponse{&resp}, raw} {
+		for _, src := range []captureSource{&fastResponse{r: &resp}, raw} {
 			got, ok := c.extract(nil, src)
 			if ok != (tc.want != "") || string(got) != tc.want {
 				t.Errorf("%T: %v %q = %q, %v; want %q", src, tc.kind, tc.expr, got, ok, tc.want)
@@ -51,7 +51,7 @@ func TestCapture(t *testing.T) {
 	// Not JSON at all: missing, not a crash.
 	resp.SetBodyString("<html>")
 	c, _ := newCapturer(compile.Capture{Kind: compile.CaptureJSON, Expr: "a"})
-	if _, ok := c.extract(nil, fastResponse{&resp}); ok {
+	if _, ok := c.extract(nil, &fastResponse{r: &resp}); ok {
 		t.Error("captured from a body that is not JSON")
 	}
 	for _, bad := range []string{"", "a..b", "a.", "a[x]", "a[1", "[-1]"} {

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"errors"
 	"io"
 	"os"
 	"syscall"
@@ -446,12 +445,6 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	l.jobDone(&j, done, false)
 }
 
-// closedByPeer reports whether err is the peer closing the connection:
-// an end of stream or a reset, reading or writing.
-func closedByPeer(err error) bool {
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE)
-}
 
 // refill dials for queued jobs while a closed connection left room. Dials
 // that fail at once come back here: the flag keeps that a loop, not a

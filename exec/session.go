@@ -184,7 +184,7 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 			r.have[c.index] = false
 			continue
 		}
-		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], fastResponse{resp})
+		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], &r.w.cap)
 	}
 }
 
@@ -194,6 +194,10 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready int64) (int64, error) {
 	w, ex, pr := r.w, r.w.ex, st.req
 	req := w.request(pr)
+	w.captureKeep = 0
+	if st.readsBody {
+		w.captureKeep = captureBodyLimit
+	}
 	client := pr.client
 	if ownConn {
 		var err error
