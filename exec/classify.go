@@ -84,6 +84,7 @@ func isTLSError(err error) bool {
 	return errors.Is(err, fasthttp.ErrTLSHandshakeTimeout) || errors.As(err, &rh) || errors.As(err, &alert) ||
 		errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci)
 }
+
 // closedByPeer reports whether err is the peer closing the connection:
 // an end of stream or a reset, reading or writing.
 func closedByPeer(err error) bool {

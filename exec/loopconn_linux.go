@@ -445,7 +445,6 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	l.jobDone(&j, done, false)
 }
 
-
 // refill dials for queued jobs while a closed connection left room. Dials
 // that fail at once come back here: the flag keeps that a loop, not a
 // recursion.
