@@ -3,7 +3,7 @@ package cli
 import "strings"
 
 // terraformStyleFlags lets long flags take one dash, as in Terraform and the
-// DESIGN's examples (`-var k=v`, `-var-file F`, `-out FILE`): pflag would read
+// documented examples (`-var k=v`, `-var-file F`, `-out FILE`): pflag would read
 // "-var" as the shorthands -v -a -r. Any argument of a dash and two or more
 // letters (up to an "=") becomes "--"; single-letter flags and everything
 // after "--" are left alone.

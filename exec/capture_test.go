@@ -38,15 +38,20 @@ func TestCapture(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.expr, err)
 		}
-		got, ok := c.extract(nil, &resp)
-		if ok != (tc.want != "") || string(got) != tc.want {
-			t.Errorf("%v %q = %q, %v; want %q", tc.kind, tc.expr, got, ok, tc.want)
+		// Both engines' responses: fasthttp's, and the loop's raw head
+		// and body prefix.
+		raw := &rawResponse{head: []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-TOKEN:  h-123 \r\n\r\n"), body: resp.Body()}
+		for _, src := range []captureSource{&fastResponse{r: &resp}, raw} {
+			got, ok := c.extract(nil, src)
+			if ok != (tc.want != "") || string(got) != tc.want {
+				t.Errorf("%T: %v %q = %q, %v; want %q", src, tc.kind, tc.expr, got, ok, tc.want)
+			}
 		}
 	}
 	// Not JSON at all: missing, not a crash.
 	resp.SetBodyString("<html>")
 	c, _ := newCapturer(compile.Capture{Kind: compile.CaptureJSON, Expr: "a"})
-	if _, ok := c.extract(nil, &resp); ok {
+	if _, ok := c.extract(nil, &fastResponse{r: &resp}); ok {
 		t.Error("captured from a body that is not JSON")
 	}
 	for _, bad := range []string{"", "a..b", "a.", "a[x]", "a[1", "[-1]"} {

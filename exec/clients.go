@@ -2,6 +2,7 @@ package exec
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,29 @@ type clients struct {
 
 	mu    sync.Mutex // guards conns; taken per dial and close, never per request
 	conns map[*meteredConn]struct{}
+	// owners maps each worker's requests to its response, whose meter
+	// says what became of a failed attempt (see retryIdleClosed).
+	owners sync.Map // *fasthttp.Request → *fasthttp.Response
+}
+
+// own records that resp receives req's responses.
+func (cs *clients) own(req *fasthttp.Request, resp *fasthttp.Response) { cs.owners.Store(req, resp) }
+
+// retryIdleClosed is fasthttp's retry decision: only a request that went
+// out on a connection that had carried a request before (so sat idle in
+// the pool) and ended, before any byte of a response, with the peer's
+// close goes out again, once: the server closed an idle connection and
+// never read it. Anything else is the request's outcome, never retried.
+func (cs *clients) retryIdleClosed(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
+	if attempts > 1 || cs.aborted.Load() {
+		return false, false
+	}
+	v, ok := cs.owners.Load(req)
+	if !ok {
+		return false, false
+	}
+	m, ok := v.(*fasthttp.Response).LocalAddr().(*meter)
+	return false, ok && m.reused && m.in == 0 && (closedByPeer(err) || errors.Is(err, fasthttp.ErrConnectionClosed))
 }
 
 func newClients(targets []compile.Target, clk *clock, maxBody int) (*clients, error) {
@@ -56,10 +80,15 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		IsTLS:    t.Scheme == "https",
 		MaxConns: t.Connections,
 		// fasthttp's default of 5 attempts silently resends idempotent
-		// requests: a GET must never be sent twice.
-		MaxIdemponentCallAttempts: 1,
-		RetryIf:                   func(*fasthttp.Request) bool { return false },
+		// requests: a request goes out a second time only when the server
+		// provably never read it (retryIdleClosed), whatever its method.
+		MaxIdemponentCallAttempts: 2,
+		RetryIfErr:                cs.retryIdleClosed,
 		MaxResponseBodySize:       maxBody,
+		// Bodies are streamed: the worker keeps the prefix it needs and
+		// reads the rest through a fixed buffer (worker.readBody), so a
+		// server sending huge bodies cannot grow the process.
+		StreamResponseBody: true,
 		// Waiting for a free connection is part of the request: it ends in
 		// the request's own timeout (reported as such) and its time shows in
 		// latency, instead of failing at once with ErrNoFreeConns.
@@ -174,6 +203,7 @@ type meteredConn struct {
 	raw     net.Conn // the socket: Conn itself, or what its TLS runs over
 	clients *clients
 	cur     *meter
+	used    bool // the connection carried a round trip already
 	closed  atomic.Bool
 	// connect is how long the dial (and TLS handshake) took, until the
 	// connection's first round trip takes it over.
@@ -185,6 +215,7 @@ type meteredConn struct {
 // meter is one round trip's measurements; it doubles as the connection's
 // local address for fasthttp.
 type meter struct {
+	reused  bool // the connection carried a round trip before this one
 	conn    net.Conn
 	sent    int64 // ns after run start of the first write; -1 before it
 	out, in int64
@@ -206,9 +237,10 @@ func (m *meter) release() { meters.Put(m) }
 // LocalAddr starts a round trip's meter; see meteredConn.
 func (c *meteredConn) LocalAddr() net.Addr {
 	m := meters.Get().(*meter)
-	m.conn, m.clock, m.sent, m.out, m.in = c.Conn, c.clients.clock, -1, 0, 0
+	m.conn, m.clock, m.sent, m.out, m.in, m.reused = c.Conn, c.clients.clock, -1, 0, 0, c.used
 	m.connect, c.connect = c.connect, 0
 	m.tlsErr = nil
+	c.used = true
 	c.cur = m
 	return m
 }

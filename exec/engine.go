@@ -130,22 +130,14 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with
 // the targets' addresses. The loop speaks HTTP/1.1, plain or over TLS
-// (looptls_linux.go), to addresses resolved once, here; scenarios
-// (captures, per-session connections) stay on fasthttp.
+// (looptls_linux.go), to addresses resolved once, here: endpoints and
+// scenarios, pooled or with a connection per session.
 func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
 		return nil, "it runs on Linux only"
 	}
-	for _, e := range s.Entries {
-		if e.Scenario {
-			return nil, fmt.Sprintf("%q is a scenario", e.Name)
-		}
-	}
 	addrs := make([]*net.TCPAddr, len(s.Targets))
 	for i, t := range s.Targets {
-		if t.Connection == compile.ConnectionSession {
-			return nil, fmt.Sprintf("target %q keeps a connection per session", t.Name)
-		}
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {
 			return nil, fmt.Sprintf("target %q: %v", t.Name, err)

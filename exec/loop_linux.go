@@ -54,6 +54,12 @@ type evloop struct {
 
 	open        openDriver   // the open model's slots
 	closedUsers closedDriver // the closed model's users
+	// wakes orders what waits for an instant: closed-model users (think
+	// time, max_rate) and sessions (think time). See sessionWake.
+	wakes        wakeHeap
+	sessions     []lsession // by id
+	freeSessions []int32
+	liveSessions int
 
 	nextScan int64
 	// stamps: the open model reads responses with the kernel's receive
@@ -83,6 +89,7 @@ type evloop struct {
 
 // ltarget is one target's share of connections in a loop.
 type ltarget struct {
+	idx      int // in the schedule's targets
 	sa       unix.Sockaddr
 	family   int
 	maxConns int
@@ -100,7 +107,14 @@ type ltarget struct {
 type ljob struct {
 	k     uint64
 	entry int32
-	user  int32 // closed model: the user sending it; -1 for an open slot
+	user  int32 // closed model: the user sending it (not through a session); -1 otherwise
+	// st is the session step it sends, nil outside a session; then sess
+	// is the session's id, and own says it rides the session's own
+	// connection (connection = "session").
+	st    *sessionStep
+	sess  int32
+	own   bool
+	retry bool // it goes out again, on a fresh connection (see fail)
 	pr    *preparedRequest
 	sched int64 // the instant latency counts from
 	ready int64 // when it asked for a connection: its timeout counts from here
@@ -141,7 +155,7 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 			}
 			// Each loop gets its own address: Connect writes into it.
 			sa, family := sockaddr(addrs[ti])
-			l.targets = append(l.targets, &ltarget{sa: sa, family: family, maxConns: max(share, 1),
+			l.targets = append(l.targets, &ltarget{idx: ti, sa: sa, family: family, maxConns: max(share, 1),
 				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti)})
 		}
 		loops = append(loops, l)
@@ -307,20 +321,68 @@ func (l *evloop) event(c *lconn, ev uint32) {
 			return
 		}
 		// An idle connection has nothing to say: the server closed it
-		// (or sent bytes nobody asked for). Either way it is done.
+		// (or sent bytes nobody asked for). Either way it is done, and
+		// never carries a request.
 		l.closeConn(c)
+		l.refill(c.t)
 	}
+}
+
+// fireWakes acts on what waited for an instant now come (everything once
+// the run stops): users' next requests, sessions' next steps.
+func (l *evloop) fireWakes() {
+	for l.wakes.len() > 0 && (l.wakes.top() <= l.now || l.ex.stopping()) {
+		_, id := l.wakes.pop()
+		if id >= 0 {
+			l.userNext(id)
+		} else {
+			l.sessionNext(^id)
+		}
+	}
+}
+
+// nextWake is the instant of the next wake-up, -1 without one.
+func (l *evloop) nextWake() int64 {
+	if l.wakes.len() == 0 {
+		return -1
+	}
+	return l.wakes.top()
 }
 
 // dispatch gives a job a connection: an idle one, a new one, or a place in
 // the target's queue.
 func (l *evloop) dispatch(j ljob) {
 	t := l.targets[j.pr.spec.Target]
+	if j.own {
+		l.dispatchOwn(t, j)
+		return
+	}
 	if n := len(t.idle); n > 0 {
 		c := t.idle[n-1]
 		t.idle = t.idle[:n-1]
 		l.begin(c, j)
 		return
+	}
+	if t.open < t.maxConns {
+		l.dial(t, j)
+		return
+	}
+	t.queue.push(j)
+	l.queued++
+	l.armScan()
+}
+
+// dispatchOwn gives a job of a session with its own connections the
+// session's connection to t, a new one, or a place in t's queue. Its
+// connections count against the target's cap like the pool's: an idle
+// pool connection makes room for it.
+func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
+	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.state == connIdle {
+		l.begin(c, j)
+		return
+	}
+	if t.open >= t.maxConns && len(t.idle) > 0 {
+		l.closeConn(t.idle[0])
 	}
 	if t.open < t.maxConns {
 		l.dial(t, j)

@@ -11,7 +11,6 @@ import (
 // each next acts.
 type closedDriver struct {
 	users   []compile.UserSpan
-	wakes   wakeHeap
 	session *atomic.Uint64
 	active  int // users not finished
 }
@@ -22,22 +21,15 @@ func (l *evloop) runClosed() {
 	d := &l.closedUsers
 	d.active = len(d.users)
 	for u := range d.users {
-		d.wakes.push(d.users[u].Start, int32(u))
+		l.wakes.push(d.users[u].Start, int32(u))
 	}
 	for {
 		l.now = l.ex.clock.now()
-		for d.wakes.len() > 0 && (d.wakes.top() <= l.now || l.ex.stopping()) {
-			_, u := d.wakes.pop()
-			l.userNext(u)
-		}
-		if d.active == 0 && l.busy == 0 && l.queued == 0 {
+		l.fireWakes()
+		if d.active == 0 && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
 			return
 		}
-		var wake int64 = -1
-		if d.wakes.len() > 0 {
-			wake = d.wakes.top()
-		}
-		l.poll(wake)
+		l.poll(l.nextWake())
 	}
 }
 
@@ -51,7 +43,12 @@ func (l *evloop) userNext(u int32) {
 	k, entry, ok := ex.nextEntry(d.session)
 	if !ok {
 		// Every entry is at its max_rate: try again a little later.
-		d.wakes.push(l.now+int64(time.Millisecond), u)
+		l.wakes.push(l.now+int64(time.Millisecond), u)
+		return
+	}
+	if ex.scen.entry(entry) != nil {
+		// A session started before the user's stop may finish within the grace.
+		l.startSession(k, entry, u, l.now, d.users[u].Stop+int64(ex.grace))
 		return
 	}
 	l.dispatch(ljob{k: k, entry: int32(entry), user: u, pr: l.entryRequest(entry), sched: l.now, ready: l.now})
@@ -63,11 +60,11 @@ func (l *evloop) userNext(u int32) {
 // cannot recurse the loop into itself.
 func (l *evloop) userDone(u int32, done int64, answered bool) {
 	if think := int64(l.ex.s.Think); think > 0 {
-		l.closedUsers.wakes.push(done+think, u)
+		l.wakes.push(done+think, u)
 		return
 	}
 	if !answered {
-		l.closedUsers.wakes.push(done, u)
+		l.wakes.push(done, u)
 		return
 	}
 	l.now = done

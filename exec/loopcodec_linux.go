@@ -30,11 +30,12 @@ type codec interface {
 // lresponse is what a completed exchange leaves for its row and sample.
 type lresponse struct {
 	status    int
-	keepAlive bool   // the connection may carry another exchange
-	sampled   bool   // the head hook asked to keep a sample of it
-	head      []byte // the response's head, when sampled
-	body      []byte // the kept prefix of its body: never more than the sample size
-	bodyLen   int64  // the body's whole size
+	keepAlive bool // the connection may carry another exchange
+	sampled   bool // the head hook asked to keep a sample of it
+	// rawResponse: the head, when sampled or captured from, and the kept
+	// prefix of the body: the sample's size, or a capture's limit.
+	rawResponse
+	bodyLen int64 // the body's whole size
 }
 
 // h1MaxHead bounds the read buffer: a head must fit it whole.
@@ -64,12 +65,17 @@ func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
 	j := &c.job
 	pr := j.pr
 	h.resp.sampled = false
+	h.resp.head, h.resp.body = h.resp.head[:0], nil
 	h.p.Reset(pr.spec.Method == "HEAD", c.t.maxBody)
 	if pr.wire != nil {
 		return pr.wire
 	}
 	l.enc.vals.Slot = j.k
 	l.enc.vals.Row = l.ex.s.Row(int(j.entry), j.k)
+	l.enc.vals.Captured = nil
+	if j.st != nil {
+		l.enc.vals.Captured = l.sessions[j.sess].captured
+	}
 	h.wbuf = l.enc.render(h.wbuf[:0], pr)
 	return h.wbuf
 }
@@ -101,22 +107,42 @@ func (h *h1Codec) settle() {
 func (h *h1Codec) response() *lresponse { return &h.resp }
 
 // headHook is the parser's hook: once a response's status is known, it
-// decides whether the response is the first of its kind, worth a sample,
-// and so how much of its body to keep.
+// decides how much of the response to keep: for a sample (the first of its
+// kind), its head and the sample's prefix of its body; for a session
+// step's captures, its head or the capture limit's prefix of its body.
+// Nothing else of a body is ever held.
 func (h *h1Codec) headHook(l *evloop, c *lconn) func(int, []byte) int {
 	return func(status int, head []byte) int {
-		ep := c.job.pr.endpoint
-		if status < 0 || status > 0xffff || (ep == h.seenEP && uint16(status) == h.seenStatus) {
-			return 0
+		keep, keepHead := 0, false
+		if st := c.job.st; st != nil && len(st.capture) > 0 {
+			keepHead = st.readsHead
+			if st.readsBody {
+				keep = captureBodyLimit
+			}
 		}
-		if !l.sink.sampleNew(ep, uint16(status)) {
-			h.seenEP, h.seenStatus = ep, uint16(status)
-			return 0
+		if h.sampleNew(l, c.job.pr.endpoint, status) {
+			h.resp.sampled = true
+			keep, keepHead = max(keep, l.ex.maxSample), true
 		}
-		h.resp.sampled = true
-		h.resp.head = append(h.resp.head[:0], head...)
-		return l.ex.maxSample
+		if keepHead {
+			h.resp.head = append(h.resp.head[:0], head...)
+		}
+		return keep
 	}
+}
+
+// sampleNew says whether a response of this endpoint and status would be
+// the first of its kind; the last kind found sampled already is
+// remembered, so the common case skips the map.
+func (h *h1Codec) sampleNew(l *evloop, ep uint16, status int) bool {
+	if status < 0 || status > 0xffff || (ep == h.seenEP && uint16(status) == h.seenStatus) {
+		return false
+	}
+	if !l.sink.sampleNew(ep, uint16(status)) {
+		h.seenEP, h.seenStatus = ep, uint16(status)
+		return false
+	}
+	return true
 }
 
 // h1Encoder renders a request with holes into its wire bytes with the

@@ -43,6 +43,12 @@ type lconn struct {
 	// connect is how long opening the connection took (connect, and the
 	// transport's handshake): the connect_ns of its first job's row.
 	connect int64
+	// owner is the session whose own connection this is
+	// (connection = "session"), -1 for a pool connection.
+	owner int32
+	// reused: the job came to c after c sat idle, so the server may have
+	// closed c meanwhile (see fail).
+	reused bool
 }
 
 // dial opens a non-blocking connection for j.
@@ -62,6 +68,10 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 		return
 	}
 	c := l.newConn(fd, t)
+	if j.own {
+		c.owner = j.sess
+		l.sessions[j.sess].conns[t.idx] = c
+	}
 	if t.transport != nil {
 		id := c.id
 		tr, err := t.transport(func() { l.p.wake(id) })
@@ -99,7 +109,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.connect = fd, t, 0, false, nil, 0
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.connect = fd, t, 0, false, nil, -1, false, 0
 	return c
 }
 
@@ -147,6 +157,7 @@ func (l *evloop) pump(c *lconn) {
 // begin starts j on the idle connection c.
 func (l *evloop) begin(c *lconn, j ljob) {
 	c.state = connBusy
+	c.reused = true
 	c.job = j
 	c.deadline = j.ready + int64(j.pr.timeout)
 	l.busy++
@@ -378,15 +389,29 @@ func (l *evloop) complete(c *lconn, done int64) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
 	l.sink.keep(row, done)
+	if j.st != nil {
+		l.sessionCapture(&j, resp) // before c takes another job
+	}
 	l.busy--
-	if keepConn && !l.ex.aborted.Load() {
-		l.reuse(c)
-	} else {
+	switch {
+	case !keepConn || l.ex.aborted.Load():
 		l.closeConn(c)
 		l.refill(c.t)
+	case c.owner >= 0:
+		c.state = connIdle // the session's, until its next request or its end
+	default:
+		l.reuse(c)
 	}
-	if j.user >= 0 {
-		l.userDone(j.user, done, true)
+	l.jobDone(&j, done, true)
+}
+
+// jobDone hands what follows a finished job to its driver.
+func (l *evloop) jobDone(j *ljob, done int64, answered bool) {
+	switch {
+	case j.st != nil:
+		l.sessionDone(j, done, answered)
+	case j.user >= 0:
+		l.userDone(j.user, done, answered)
 	}
 }
 
@@ -398,6 +423,13 @@ func (l *evloop) reuse(c *lconn) {
 	if t.queue.len() > 0 {
 		j := t.queue.pop()
 		l.queued--
+		if j.own {
+			// A session waiting for a connection of its own: c's place
+			// in the cap becomes its.
+			l.closeConn(c)
+			l.dial(t, j)
+			return
+		}
 		l.begin(c, j)
 		return
 	}
@@ -405,11 +437,25 @@ func (l *evloop) reuse(c *lconn) {
 }
 
 // fail records c's job as failed with err and closes c.
+//
+// One failure is not the job's: a connection that sat idle, which the
+// server closed (a keep-alive timeout) as the request went out. When the
+// connection ended before any byte of a response came back, the server
+// never read the request (it closed an idle connection), and the job goes
+// out once more, on a fresh connection, recorded once. Any other failure,
+// or the same one again, is the job's row.
 func (l *evloop) fail(c *lconn, err error) {
 	j, sent, out, in := c.job, c.sent, c.out, c.in
 	dialing := c.state == connDialing || c.state == connHandshaking
+	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
 	l.busy--
 	l.closeConn(c)
+	if retry {
+		j.retry = true
+		j.ready = l.ex.clock.now()
+		l.dial(c.t, j)
+		return
+	}
 	if _, isTimeout := err.(timeoutError); dialing && !isTimeout {
 		if _, ok := err.(*dialError); !ok {
 			err = &dialError{err}
@@ -427,9 +473,7 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	}
 	l.sink.keep(row, done)
 	l.refill(l.targets[j.pr.spec.Target])
-	if j.user >= 0 {
-		l.userDone(j.user, done, false)
-	}
+	l.jobDone(&j, done, false)
 }
 
 // refill dials for queued jobs while a closed connection left room. Dials
@@ -455,7 +499,10 @@ func (l *evloop) closeConn(c *lconn) {
 		return
 	}
 	t := c.t
-	if c.state == connIdle {
+	if c.owner >= 0 {
+		l.sessions[c.owner].conns[t.idx] = nil
+		c.owner = -1
+	} else if c.state == connIdle {
 		for i, x := range t.idle {
 			if x == c {
 				t.idle = append(t.idle[:i], t.idle[i+1:]...)

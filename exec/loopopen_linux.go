@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"math"
+
 	"github.com/tressi/tressi/compile"
 )
 
@@ -44,20 +46,26 @@ func (l *evloop) runOpen() {
 			woke = max(d.nextSlot.Due(), woke+burstQuantum)
 			for d.hasNext && (stopping || d.nextSlot.Due() <= l.now) {
 				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
-				if stopping {
+				switch {
+				case stopping:
 					l.sink.notSent(d.nextK, e, due)
-				} else {
+				case l.ex.scen.entry(e) != nil:
+					l.startSession(d.nextK, e, -1, due, math.MaxInt64)
+				default:
 					l.dispatch(ljob{k: d.nextK, entry: int32(e), user: -1, pr: l.entryRequest(e), sched: due, ready: l.now})
 				}
 				d.advance()
 			}
 		}
-		if !d.hasNext && l.busy == 0 && l.queued == 0 {
+		l.fireWakes()
+		if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
 			return
 		}
-		var wake int64 = -1
+		wake := l.nextWake()
 		if d.hasNext {
-			wake = max(d.nextSlot.Due(), woke+burstQuantum)
+			if next := max(d.nextSlot.Due(), woke+burstQuantum); wake < 0 || next < wake {
+				wake = next
+			}
 		}
 		l.poll(wake)
 	}

@@ -52,9 +52,14 @@ func (l *evloop) dropQueued() {
 		for t.queue.len() > 0 {
 			j := t.queue.pop()
 			l.queued--
-			l.sink.notSent(j.k, int(j.entry), j.sched)
-			if j.user >= 0 {
+			switch {
+			case j.st != nil:
+				l.dropSessionJob(&j)
+			case j.user >= 0:
+				l.sink.notSent(j.k, int(j.entry), j.sched)
 				l.closedUsers.active--
+			default:
+				l.sink.notSent(j.k, int(j.entry), j.sched)
 			}
 		}
 	}

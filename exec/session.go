@@ -32,6 +32,9 @@ type sessionStep struct {
 	think   int64
 	capture []capturer
 	needs   []int
+	// What the captures read of a response: the loop keeps a response's
+	// head, or its body up to captureBodyLimit, only when they do.
+	readsHead, readsBody bool
 }
 
 // newScenarios prepares the schedule's scenario entries; nil when it has
@@ -56,6 +59,8 @@ func newScenarios(ex *executor) (*scenarios, error) {
 				}
 				p.captures = max(p.captures, c.Index+1)
 				ss.capture = append(ss.capture, cp)
+				ss.readsBody = ss.readsBody || cp.readsBody()
+				ss.readsHead = ss.readsHead || !cp.readsBody()
 			}
 			ss.needs = ss.req.spec.CaptureSlots()
 			for _, n := range ss.needs {
@@ -179,7 +184,7 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 			r.have[c.index] = false
 			continue
 		}
-		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], resp)
+		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], &r.w.cap)
 	}
 }
 
@@ -189,6 +194,10 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready int64) (int64, error) {
 	w, ex, pr := r.w, r.w.ex, st.req
 	req := w.request(pr)
+	w.captureKeep = 0
+	if st.readsBody {
+		w.captureKeep = captureBodyLimit
+	}
 	client := pr.client
 	if ownConn {
 		var err error

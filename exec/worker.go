@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"io"
 	"runtime"
 	"time"
 
@@ -23,6 +24,16 @@ type worker struct {
 	// the worker sends the same one again.
 	sreq   fasthttp.Request
 	static *fasthttp.Request
+	// The body of the last response: fasthttp streams it (see
+	// clients.go) and the worker keeps only its first keep bytes in body,
+	// reading the rest through drainBuf; bodyLen is its whole size.
+	body     []byte
+	bodyLen  int64
+	drainBuf []byte
+	// captureKeep is how much of the body the session step being sent
+	// needs for its captures (0 outside sessions).
+	captureKeep int
+	cap         fastResponse // the last response, as captures read it
 }
 
 const (
@@ -41,6 +52,10 @@ func (ex *executor) newWorker() *worker {
 
 func (ex *executor) workerWith(sink rowSink) *worker {
 	w := &worker{rowSink: sink, timer: time.NewTimer(time.Hour), wake: make(chan struct{}, 1)}
+	w.cap = fastResponse{r: &w.resp}
+	w.cap.body = &w.body
+	ex.cl.own(&w.req, &w.resp)
+	ex.cl.own(&w.sreq, &w.resp)
 	w.timer.Stop()
 	w.vals.Seed = ex.s.Seed
 	return w
@@ -134,9 +149,61 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 	// body on the connection and the response after it would read garbage.
 	w.resp.SkipBody = false
 	err := client.DoTimeout(req, &w.resp, pr.timeout)
+	if err == nil {
+		err = w.readBody(pr)
+	} else {
+		w.body, w.bodyLen = w.body[:0], 0
+	}
 	done := w.ex.clock.now()
 	w.record(pr, k, scheduled, done, err)
 	return done, err
+}
+
+// readBody reads the response's body, streamed or not, keeping its first
+// bytes: as many as a sample or the step's captures need, nothing more, so
+// a worker holds a bounded amount of memory whatever servers send.
+func (w *worker) readBody(pr *preparedRequest) error {
+	keep := w.captureKeep
+	if w.sampleNew(pr.endpoint, uint16(w.resp.StatusCode())) {
+		keep = max(keep, w.ex.maxSample)
+	}
+	w.body = w.body[:0]
+	stream := w.resp.BodyStream()
+	if stream == nil {
+		b := w.resp.Body()
+		w.body, w.bodyLen = append(w.body, b[:min(len(b), keep)]...), int64(len(b))
+		return nil
+	}
+	if w.drainBuf == nil {
+		w.drainBuf = make([]byte, 32<<10)
+	}
+	w.bodyLen = 0
+	var err error
+	for {
+		n, rerr := stream.Read(w.drainBuf)
+		if room := keep - len(w.body); room > 0 {
+			w.body = append(w.body, w.drainBuf[:min(n, room)]...)
+		}
+		w.bodyLen += int64(n)
+		if w.bodyLen > int64(w.ex.maxBody) {
+			err = fasthttp.ErrBodyTooLarge // streamed, the body is the worker's to limit
+			break
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				err = rerr
+			}
+			break
+		}
+	}
+	if rc, ok := stream.(fasthttp.ReadCloserWithError); ok {
+		if cerr := rc.CloseWithError(err); err == nil && cerr != nil {
+			err = cerr
+		}
+	} else if cerr := w.resp.CloseBodyStream(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
 }
 
 // record appends the row of a request that ended at done with err; the
@@ -157,8 +224,7 @@ func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, er
 	row := w.outcome(pr, k, scheduled, sent, done, out, in, status, err)
 	row.Connect = connect
 	if w.wantSample(&row) {
-		body := w.resp.Body()
-		w.putSampleErr(&row, pr, w.resp.Header.Header(), body, int64(len(body)), err)
+		w.putSampleErr(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen, err)
 	}
 	w.keep(row, done)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // ScenarioSummary is one scenario's sessions: the rows of its steps that
-// share a slot are one session (DESIGN.md, "Result files"). Its steps'
+// share a slot are one session (docs/contracts.md, "results.arrow"). Its steps'
 // requests are the per-endpoint rows named "scenario.step".
 type ScenarioSummary struct {
 	Name string `json:"name"`

@@ -10,7 +10,7 @@ import (
 )
 
 // Summary is what a report says about one run, or about the shards of one
-// run taken together. Its JSON form is the contract of DESIGN.md ("Reports"):
+// run taken together. Its JSON form is a contract (docs/contracts.md, "Report JSON"):
 // the keys up to Thresholds are required, the rest are extras.
 type Summary struct {
 	Requests      int64             `json:"requests"`

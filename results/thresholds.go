@@ -8,20 +8,16 @@ import (
 
 // Thresholds are a plan's pass/fail criteria as a run is judged by them:
 // the results' contract, so the engines and the report read them without
-// knowing the plan language. The JSON names are those a .tplan header has
-// always held.
+// knowing the plan language. (A .tplan stores them through its own wire
+// struct, compile/tplanwire.go.)
 type Thresholds struct {
-	ErrorRate   float64 `json:"ErrorRate"`   // abort when the windowed error rate exceeds this; 0: unset
-	ErrorCount  int64   `json:"ErrorCount"`  // abort when errors exceed this; 0: unset
-	StatusCodes []int   `json:"StatusCodes"` // abort on the first of these
+	ErrorRate   float64 // abort when the windowed error rate exceeds this; 0: unset
+	ErrorCount  int64   // abort when errors exceed this; 0: unset
+	StatusCodes []int   // abort on the first of these
 	// Latency limits on corrected latency, checked at the end; 0: unset.
-	P50  time.Duration `json:"P50"`
-	P90  time.Duration `json:"P90"`
-	P95  time.Duration `json:"P95"`
-	P99  time.Duration `json:"P99"`
-	P999 time.Duration `json:"P999"`
+	P50, P90, P95, P99, P999 time.Duration
 	// Abort stops the run early when a live threshold fails.
-	Abort bool `json:"Abort"`
+	Abort bool
 }
 
 // Any reports whether th sets a threshold Evaluate would check.
