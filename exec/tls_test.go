@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -397,6 +398,63 @@ func TestHTTPSBodyUntilClose(t *testing.T) {
 				if r.BytesIn < 5000 {
 					t.Fatalf("row %+v read less than the body", r)
 				}
+			}
+		})
+	}
+}
+
+// Sessions with a connection each, over HTTPS: every session opens (and
+// pays a handshake for) its own connection, all but the first few resume
+// a session an earlier connection was given, and every request is a row.
+func TestHTTPSSessionsResume(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"127.0.0.1"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}}, false)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := compilePlan(t, fmt.Sprintf(`
+target "api" {
+  url             = "https://%s"
+  connection      = "session"
+  connections     = 4
+  connect_timeout = "15s"
+  timeout         = "20s"
+  tls {
+    ca_file = %q
+  }
+}
+scenario "visit" {
+  step "home" {
+    path   = "/"
+    repeat = 3
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 40
+  }
+}
+`, srv.addr, p.caFile), nil)
+			before := srv.conns.Load()
+			dir := filepath.Join(t.TempDir(), "run")
+			out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+			m := readMeta(t, dir)
+			conns := srv.conns.Load() - before
+			if out.Engine != engine || len(rows) != 120 || out.OK != 120 {
+				t.Fatalf("engine %s, %d rows, outcome %+v", out.Engine, len(rows), out)
+			}
+			if conns != 40 || m.TLS == nil || m.TLS.Handshakes != 40 || m.TLS.Resumed < 30 {
+				t.Fatalf("server accepted %d connections; meta tls %+v", conns, m.TLS)
+			}
+			opened := 0
+			for _, r := range rows {
+				if r.Connect > 0 {
+					opened++
+				}
+			}
+			if opened != 40 {
+				t.Fatalf("%d rows carry connect_ns, want one per session (40)", opened)
 			}
 		})
 	}
