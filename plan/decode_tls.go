@@ -30,12 +30,10 @@ func (l *loader) decodeTLSBlock(t *Target, b *hcl.Block) hcl.Diagnostics {
 	diags = append(diags, d...)
 	t.TLS.NoResumption = set && !resume
 
-	var attr *hcl.Attribute
-	t.TLS.ServerName, attr, d = l.stringAttr(attrs, "server_name")
+	// An empty string leaves a setting unset, so a plan can pass these
+	// through variables whose default is "".
+	t.TLS.ServerName, _, d = l.stringAttr(attrs, "server_name")
 	diags = append(diags, d...)
-	if attr != nil && t.TLS.ServerName == "" {
-		diags = append(diags, attrError(attr, "Invalid server_name", "server_name must not be empty; leave it out to use the URL's host."))
-	}
 	t.TLS.MinVersion, d = l.enumAttr(attrs, "min_version", TLSVersions...)
 	diags = append(diags, d...)
 	t.TLS.MaxVersion, d = l.enumAttr(attrs, "max_version", TLSVersions...)
@@ -58,7 +56,7 @@ func (l *loader) decodeTLSBlock(t *Target, b *hcl.Block) hcl.Diagnostics {
 // caFile reads ca_file: the certificates trusted instead of the system's.
 func (l *loader) caFile(t *Target, attrs hcl.Attributes) hcl.Diagnostics {
 	raw, attr, diags := l.stringAttr(attrs, "ca_file")
-	if attr == nil || diags.HasErrors() {
+	if attr == nil || raw == "" || diags.HasErrors() {
 		return diags
 	}
 	path, check := l.tlsPath(raw)
@@ -83,6 +81,12 @@ func (l *loader) clientCert(t *Target, attrs hcl.Attributes, b *hcl.Block) hcl.D
 	cert, certAttr, diags := l.stringAttr(attrs, "cert_file")
 	key, keyAttr, d := l.stringAttr(attrs, "key_file")
 	diags = append(diags, d...)
+	if cert == "" {
+		certAttr = nil
+	}
+	if key == "" {
+		keyAttr = nil
+	}
 	if diags.HasErrors() || (certAttr == nil && keyAttr == nil) {
 		return diags
 	}

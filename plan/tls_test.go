@@ -89,3 +89,38 @@ load {
 		t.Errorf("no located warning for insecure_skip_verify: %v", diags)
 	}
 }
+
+// Empty strings leave tls settings unset, so plans can pass them through
+// variables that default to "".
+func TestTLSEmptyStringsAreUnset(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.hcl")
+	src := `
+target "api" {
+  url = "https://api.test"
+  tls {
+    ca_file     = ""
+    cert_file   = ""
+    key_file    = ""
+    server_name = ""
+  }
+}
+endpoint "home" {}
+load {
+  stage {
+    duration = "1s"
+    rate     = 1
+  }
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, _, diags := Load(Options{Path: path})
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if got := p.Targets[0].TLS; got.CAFile != "" || got.CertFile != "" || got.KeyFile != "" || got.ServerName != "" {
+		t.Errorf("tls %+v, want nothing set", got)
+	}
+}
