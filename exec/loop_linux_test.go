@@ -345,3 +345,4 @@ func TestLoopHTTPSAllocations(t *testing.T) {
 		t.Fatalf("%.2f allocations per request: more than crypto/tls's one per record read", perRequest)
 	}
 }
+

@@ -32,6 +32,7 @@ type lconn struct {
 	job     ljob
 	// deadline is the job's (or the dial's, while dialing: see dialEnd).
 	deadline int64
+	dialAt   int64  // when the dial began
 	dialEnd  int64  // the connect timeout's instant, while dialing
 	sent     int64  // when the job's first byte went out; -1 before
 	out, in  int64  // the job's bytes each way
@@ -92,7 +93,12 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 	t.open++
 	c.state = connDialing
 	c.job = j
-	c.dialEnd = j.ready + t.connect
+	// The connect timeout counts from the dial, not from when the job
+	// began waiting: a job that waited in the queue for a connection
+	// (its timeout counts that wait) still gets the whole connect timeout
+	// for the connection it opens.
+	c.dialAt = l.ex.clock.now()
+	c.dialEnd = c.dialAt + t.connect
 	c.deadline = j.ready + int64(j.pr.timeout)
 	l.busy++
 	l.armScan()
@@ -122,7 +128,7 @@ func (l *evloop) connected(c *lconn) {
 		l.pump(c)
 		return
 	}
-	c.connect = l.now - (c.dialEnd - c.t.connect)
+	c.connect = max(l.now-c.dialAt, 1)
 	c.state = connBusy
 	l.setOut(c, false)
 	l.write(c)
@@ -146,7 +152,7 @@ func (l *evloop) pump(c *lconn) {
 		if c.tr.Ready() {
 			l.handshaking--
 			c.state = connBusy
-			c.connect = l.ex.clock.now() - (c.dialEnd - c.t.connect)
+			c.connect = max(l.ex.clock.now()-c.dialAt, 1)
 			l.write(c)
 		}
 	case connBusy:

@@ -459,3 +459,37 @@ load {
 		})
 	}
 }
+
+// A job that waited in the queue for a connection longer than the connect
+// timeout still gets the whole connect timeout for the connection (and
+// handshake) it then opens: the timeout counts from the dial, not from
+// when the job began waiting (which only its request timeout counts).
+func TestQueuedJobsGetTheWholeConnectTimeout(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond) // longer than the connect timeout: the queued job waits that long
+		w.Header().Set("Connection", "close") // the job after the first dials anew
+		w.Write([]byte("ok"))
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{good}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.Listener.Addr().String(), 2, time.Microsecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+			s.Targets[0].Connections = 1
+			s.Targets[0].ConnectTimeout = 1200 * time.Millisecond
+			out, rows := run(t, s, Options{Engine: engine})
+			if out.OK != 2 {
+				t.Fatalf("outcome %+v; rows %+v", out, rows)
+			}
+			for _, r := range rows {
+				if r.Connect <= 0 || r.Connect > int64(1200*time.Millisecond) {
+					t.Fatalf("row %+v: connect_ns should be the dial's own time", r)
+				}
+			}
+		})
+	}
+}
