@@ -345,4 +345,3 @@ func TestLoopHTTPSAllocations(t *testing.T) {
 		t.Fatalf("%.2f allocations per request: more than crypto/tls's one per record read", perRequest)
 	}
 }
-

@@ -468,7 +468,7 @@ func TestQueuedJobsGetTheWholeConnectTimeout(t *testing.T) {
 	p := newPKI(t)
 	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(1500 * time.Millisecond) // longer than the connect timeout: the queued job waits that long
+		time.Sleep(1500 * time.Millisecond)   // longer than the connect timeout: the queued job waits that long
 		w.Header().Set("Connection", "close") // the job after the first dials anew
 		w.Write([]byte("ok"))
 	}))
