@@ -173,27 +173,78 @@ func (l *loader) setFromText(v *Variable, raw string) {
 	e, diags := hclsyntax.ParseExpression(src, filename, hcl.InitialPos)
 	l.parser.AddFile(filename, &hcl.File{Bytes: src})
 	if diags.HasErrors() {
-		l.diags = append(l.diags, diags...)
+		l.diags = append(l.diags, notALiteral(v, raw, diags)...)
 		return
 	}
 	val, valDiags := e.Value(nil)
 	if valDiags.HasErrors() {
-		l.diags = append(l.diags, valDiags...)
+		// A bare word such as `fast` parses as a reference; saying that
+		// "variables are not allowed" would not tell the user the value is
+		// simply not a number.
+		l.diags = append(l.diags, notALiteral(v, raw, valDiags)...)
 		return
 	}
 	l.assign(v, val, e.Range())
+}
+
+// notALiteral explains text given for a typed variable that is not an HCL
+// literal of its type: the text taken as a string fails to convert, so the
+// diagnostic says what was required (as assign does), over the whole text.
+// Text that would convert as a string (never for number, bool or
+// collections) keeps HCL's own diagnostics.
+func notALiteral(v *Variable, raw string, diags hcl.Diagnostics) hcl.Diagnostics {
+	_, err := convert.Convert(cty.StringVal(raw), v.Type)
+	if err == nil {
+		return diags
+	}
+	return hcl.Diagnostics{invalidValue(v, err, textRange(v, raw))}
+}
+
+// textRange covers all of raw in the pseudo-file of v's text value.
+func textRange(v *Variable, raw string) hcl.Range {
+	end := hcl.Pos{Line: 1, Column: 1, Byte: 0}
+	for _, r := range raw {
+		end.Byte += len(string(r))
+		end.Column++
+		if r == '\n' {
+			end.Line++
+			end.Column = 1
+		}
+	}
+	return hcl.Range{Filename: fmt.Sprintf("<value for var.%s>", v.Name), Start: hcl.InitialPos, End: end}
+}
+
+// invalidValue is the one wording of a value that does not fit v's type:
+// "Invalid value for variable rate: a number is required", and an example.
+func invalidValue(v *Variable, err error, rng hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid value for variable",
+		Detail: fmt.Sprintf("Invalid value for variable %s: %s. Variable %q is of type %s; give it as an HCL literal, for example %s.",
+			v.Name, err, v.Name, v.Type.FriendlyName(), exampleValue(v)),
+		Subject: rng.Ptr(),
+	}
+}
+
+// exampleValue shows a -var of v's type.
+func exampleValue(v *Variable) string {
+	switch {
+	case v.Type == cty.Number:
+		return "-var " + v.Name + "=50"
+	case v.Type == cty.Bool:
+		return "-var " + v.Name + "=true"
+	case v.Type.IsListType() || v.Type.IsSetType() || v.Type.IsTupleType():
+		return "-var '" + v.Name + "=[...]'"
+	default:
+		return "-var '" + v.Name + "={...}'"
+	}
 }
 
 // assign converts val to v's type, reporting a mismatch at rng.
 func (l *loader) assign(v *Variable, val cty.Value, rng hcl.Range) {
 	conv, err := convert.Convert(val, v.Type)
 	if err != nil {
-		l.diags = append(l.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid value for variable",
-			Detail:   fmt.Sprintf("Variable %q is of type %s: %s.", v.Name, v.Type.FriendlyName(), err),
-			Subject:  rng.Ptr(),
-		})
+		l.diags = append(l.diags, invalidValue(v, err, rng))
 		return
 	}
 	v.Value = conv
