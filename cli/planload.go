@@ -50,15 +50,15 @@ func loadPlan(e *env, path string, f *planFlags) (*plan.Plan, map[string]*hcl.Fi
 	return plan.Load(plan.Options{Path: path, Vars: f.vars, Env: e.environ})
 }
 
-// writeDiagnostics renders diagnostics as HCL's text (with source snippets)
-// or as a JSON array.
+// writeDiagnostics renders diagnostics as text (file:line:column, the
+// source line and a caret) or as a JSON array.
 func writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(jsonDiagnostics(diags))
 	}
-	return hcl.NewDiagnosticTextWriter(w, files, 100, false).WriteDiagnostics(diags)
+	return writeDiagnosticsText(w, files, diags)
 }
 
 type jsonDiagnostic struct {
