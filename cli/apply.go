@@ -111,7 +111,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 // writes plan.tplan into the run directory and the sensitive variables'
 // names (for redacting the command line).
 func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
-	if strings.HasSuffix(path, ".tplan") {
+	if strings.HasSuffix(path, ".tplan") || sniffInput(path) == inputTPlan {
 		return loadTPlan(e, path, f)
 	}
 	p, s, files, diags := compilePlan(e, path, f)

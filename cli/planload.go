@@ -47,6 +47,9 @@ func (f *planFlags) bind(cmd *cobra.Command) {
 // loadPlan loads the plan at path with the flags' variables and the
 // process's TRESSI_VAR_* environment.
 func loadPlan(e *env, path string, f *planFlags) (*plan.Plan, map[string]*hcl.File, hcl.Diagnostics) {
+	if what := notAPlan(path, sniffInput(path)); what != "" {
+		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: what}}
+	}
 	return plan.Load(plan.Options{Path: path, Vars: f.vars, Env: e.environ})
 }
 
