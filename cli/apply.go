@@ -62,7 +62,7 @@ func newApply(e *env) *cobra.Command {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
 			}
-			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f)
+			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f, !quiet && !f.json)
 			if err != nil {
 				return err
 			}
@@ -109,8 +109,9 @@ func startCPUProfile(path string) (stop func(), err error) {
 // loadSchedule is apply's single seam to the plan: a .tplan is replayed as
 // compiled; anything else is loaded and compiled now. It also returns what
 // writes plan.tplan into the run directory and the sensitive variables'
-// names (for redacting the command line).
-func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+// names (for redacting the command line). Warnings are printed only when
+// warn is set: --quiet means quiet.
+func loadSchedule(e *env, path string, f *planFlags, warn bool) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
 	if strings.HasSuffix(path, ".tplan") || sniffInput(path) == inputTPlan {
 		return loadTPlan(e, path, f)
 	}
@@ -119,8 +120,8 @@ func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io
 		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
 		return nil, nil, nil, withCode(ExitInvalid, nil)
 	}
-	if !f.json {
-		writeDiagnostics(e.stderr, files, diags, false) // warnings
+	if warn {
+		writeDiagnostics(e.stderr, files, diags, false)
 	}
 	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
 }

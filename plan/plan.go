@@ -54,11 +54,15 @@ type Target struct {
 	Name string
 	// URL is absolute, scheme http or https; its path is a prefix for every
 	// request path sent to this target.
-	URL                *url.URL
-	Connections        int    // max open connections; default 64
-	Connection         string // ConnectionPool (default) or ConnectionSession
-	Timeout            time.Duration
-	ConnectTimeout     time.Duration
+	URL            *url.URL
+	Connections    int    // max open connections; default 64
+	Connection     string // ConnectionPool (default) or ConnectionSession
+	Timeout        time.Duration
+	ConnectTimeout time.Duration
+	// ExpectedLatency is how long the user expects a response to take
+	// (0: unstated). It sends nothing and is not part of the schedule: it
+	// lets the plan warn when connections cannot carry the rate.
+	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
 	DeclRange          hcl.Range

@@ -34,6 +34,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connection"},
 		{Name: "timeout"},
 		{Name: "connect_timeout"},
+		{Name: "expected_latency"},
 		{Name: "headers"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
