@@ -312,6 +312,9 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		if o.Interrupted {
 			return withCode(ExitInterrupted, nil)
 		}
+		if report.AllFailedOutcome(th, o.Requests, o.OK) {
+			return withCode(ExitThresholds, nil)
+		}
 		return nil
 	}
 	rep, err := reportRun(o, th)

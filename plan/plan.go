@@ -204,5 +204,9 @@ type Thresholds struct {
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
 	Abort                    bool // default true: stop early when a live threshold fails
-	DeclRange                hcl.Range
+	// AllowAllFailed accepts a run in which no request succeeded (a plan
+	// that probes a service expected to be down); by default such a run
+	// fails, with or without thresholds.
+	AllowAllFailed bool
+	DeclRange      hcl.Range
 }

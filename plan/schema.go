@@ -124,5 +124,6 @@ var thresholdsSchema = &hcl.BodySchema{
 		{Name: "p99"},
 		{Name: "p999"},
 		{Name: "abort"},
+		{Name: "allow_all_failed"},
 	},
 }
