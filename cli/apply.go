@@ -81,8 +81,8 @@ func newApply(e *env) *cobra.Command {
 	}
 	f.bind(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "run directory to create (default tressi-runs/<plan>-<UTC time>)")
-	fl.BoolVar(&quiet, "quiet", false, "print neither progress nor the summary")
+	fl.StringVarP(&out, "out", "o", "", "run directory to create (default tressi-runs/<plan>-<UTC time>)")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "print neither progress, warnings nor the summary")
 	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
 	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
 	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
@@ -156,7 +156,7 @@ func loadTPlan(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Wr
 
 // recompileTPlan replays a .tplan whose sensitive variables were left out:
 // it compiles the stored sources again with the stored values plus the
-// secrets the user supplies now (-var or TRESSI_VAR_*), and checks the
+// secrets the user supplies now (--var or TRESSI_VAR_*), and checks the
 // result is the schedule that was planned.
 func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
 	if tp.PlanPath == "" {
@@ -182,7 +182,7 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 	})
 	if p == nil {
 		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
-		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with -var or TRESSI_VAR_<name>",
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with --var or TRESSI_VAR_<name>",
 			path, strings.Join(tp.Sensitive, ", ")))
 	}
 	s, cdiags := compile.Compile(p)
@@ -197,8 +197,8 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
 }
 
-// hclLiteral writes a stored variable value back as -var text: strings raw
-// (as -var takes them for string variables), anything else as JSON, which
+// hclLiteral writes a stored variable value back as --var text: strings raw
+// (as --var takes them for string variables), anything else as JSON, which
 // is valid HCL expression syntax.
 func hclLiteral(v cty.Value) string {
 	if v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
@@ -240,14 +240,14 @@ func commandLine(cmd *cobra.Command, args []string, vars []plan.VarArg, sensitiv
 	})
 	for _, v := range vars {
 		if v.File {
-			parts = append(parts, "-var-file="+v.Value)
+			parts = append(parts, "--var-file="+v.Value)
 			continue
 		}
 		name, _, _ := strings.Cut(v.Value, "=")
 		if sensitive[strings.TrimSpace(name)] {
-			parts = append(parts, "-var="+name+"=(sensitive)")
+			parts = append(parts, "--var="+name+"=(sensitive)")
 		} else {
-			parts = append(parts, "-var="+v.Value)
+			parts = append(parts, "--var="+v.Value)
 		}
 	}
 	return strings.Join(parts, " ")

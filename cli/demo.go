@@ -60,8 +60,8 @@ func newDemo(e *env) *cobra.Command {
 			return runAndReport(e, s, opt, runOutput{json: json, quiet: quiet})
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "run directory to create (default tressi-runs/quickstart-<UTC time>)")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, "print neither progress nor the report")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "run directory to create (default tressi-runs/quickstart-<UTC time>)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print neither progress nor the report")
 	cmd.Flags().BoolVar(&json, "json", false, "print the report as JSON")
 	return cmd
 }

@@ -17,7 +17,7 @@ type planFlags struct {
 	json bool
 }
 
-// varArgs appends -var or -var-file values to one shared list, so their
+// varArgs appends --var or --var-file values to one shared list, so their
 // command-line order (which decides precedence) survives flag parsing.
 type varArgs struct {
 	list *[]plan.VarArg

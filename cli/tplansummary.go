@@ -27,7 +27,7 @@ func summariseTPlan(e *env, path string, asJSON bool) error {
 	}
 	fmt.Fprintf(e.stdout, "%s is a compiled schedule (.tplan); run it with: tressi apply %s\n", path, path)
 	if len(tp.Sensitive) > 0 {
-		fmt.Fprintf(e.stdout, "It leaves out the sensitive variables %s: pass them again with -var or TRESSI_VAR_<name> when you apply it.\n",
+		fmt.Fprintf(e.stdout, "It leaves out the sensitive variables %s: pass them again with --var or TRESSI_VAR_<name> when you apply it.\n",
 			strings.Join(tp.Sensitive, ", "))
 	}
 	if err := sum.WriteText(e.stdout); err != nil {

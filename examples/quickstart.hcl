@@ -1,5 +1,5 @@
 # The demo plan: `tressi demo` runs it against the built-in test server
-# (`tressi target`). Point it elsewhere with -var base_url=http://HOST:PORT.
+# (`tressi target`). Point it elsewhere with --var base_url=http://HOST:PORT.
 
 variable "base_url" {
   type    = string

@@ -19,7 +19,7 @@ const sensitiveMark = "sensitive"
 const envVarPrefix = "TRESSI_VAR_"
 
 // decodeVariables decodes the variable blocks, resolves their values with
-// Terraform's precedence (default < TRESSI_VAR_name < -var-file and -var in
+// Terraform's precedence (default < TRESSI_VAR_name < --var-file and --var in
 // command-line order) and builds the var.* object every expression sees.
 func (l *loader) decodeVariables(bs []*hcl.Block) []*Variable {
 	var vars []*Variable
@@ -45,7 +45,7 @@ func (l *loader) decodeVariables(bs []*hcl.Block) []*Variable {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "No value for required variable",
-				Detail: fmt.Sprintf("Variable %q has no default and was not set. Set it with -var '%s=...', a -var-file, or the environment variable %s%s, or give it a default.",
+				Detail: fmt.Sprintf("Variable %q has no default and was not set. Set it with --var '%s=...', a --var-file, or the environment variable %s%s, or give it a default.",
 					v.Name, v.Name, envVarPrefix, v.Name),
 				Subject: v.DeclRange.Ptr(),
 			})
@@ -120,7 +120,7 @@ func (v *Variable) mark(val cty.Value) cty.Value {
 	return val
 }
 
-// assignVariables applies the environment, then -var-file and -var in order.
+// assignVariables applies the environment, then --var-file and --var in order.
 func (l *loader) assignVariables() {
 	for _, kv := range l.opts.Env {
 		key, raw, ok := strings.Cut(kv, "=")
@@ -141,8 +141,8 @@ func (l *loader) assignVariables() {
 		if !ok || name == "" {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Invalid -var option",
-				Detail:   fmt.Sprintf("The -var option %q is not of the form name=value; write for example -var 'base_url=http://localhost:8080'.", arg.Value),
+				Summary:  "Invalid --var option",
+				Detail:   fmt.Sprintf("The --var option %q is not of the form name=value; write for example --var 'base_url=http://localhost:8080'.", arg.Value),
 			})
 			continue
 		}
@@ -151,7 +151,7 @@ func (l *loader) assignVariables() {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Value for undeclared variable",
-				Detail:   fmt.Sprintf("-var sets %q, but the plan declares no such variable%s. Declare it with a `variable %q {}` block, or fix the name.", name, available("declared", mapKeys(l.variables)), name),
+				Detail:   fmt.Sprintf("--var sets %q, but the plan declares no such variable%s. Declare it with a `variable %q {}` block, or fix the name.", name, available("declared", mapKeys(l.variables)), name),
 			})
 			continue
 		}
@@ -159,7 +159,7 @@ func (l *loader) assignVariables() {
 	}
 }
 
-// setFromText assigns a value given as text (-var or the environment). As in
+// setFromText assigns a value given as text (--var or the environment). As in
 // Terraform, a string-typed (or untyped) variable takes the text as it is;
 // other types parse it as an HCL expression in a pseudo-file named after the
 // variable, so a mistake still gets a range.
@@ -226,17 +226,17 @@ func invalidValue(v *Variable, err error, rng hcl.Range) *hcl.Diagnostic {
 	}
 }
 
-// exampleValue shows a -var of v's type.
+// exampleValue shows a --var of v's type.
 func exampleValue(v *Variable) string {
 	switch {
 	case v.Type == cty.Number:
-		return "-var " + v.Name + "=50"
+		return "--var " + v.Name + "=50"
 	case v.Type == cty.Bool:
-		return "-var " + v.Name + "=true"
+		return "--var " + v.Name + "=true"
 	case v.Type.IsListType() || v.Type.IsSetType() || v.Type.IsTupleType():
-		return "-var '" + v.Name + "=[...]'"
+		return "--var '" + v.Name + "=[...]'"
 	default:
-		return "-var '" + v.Name + "={...}'"
+		return "--var '" + v.Name + "={...}'"
 	}
 }
 
@@ -250,14 +250,14 @@ func (l *loader) assign(v *Variable, val cty.Value, rng hcl.Range) {
 	v.Value = conv
 }
 
-// setFromFile applies a -var-file: HCL (or JSON) attributes name = value.
+// setFromFile applies a --var-file: HCL (or JSON) attributes name = value.
 func (l *loader) setFromFile(name string) {
 	src, err := l.src.ReadFile(name)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Cannot read variables file",
-			Detail:   fmt.Sprintf("-var-file %s: %v. Check the path; it is relative to the working directory.", name, err),
+			Detail:   fmt.Sprintf("--var-file %s: %v. Check the path; it is relative to the working directory.", name, err),
 		})
 		return
 	}

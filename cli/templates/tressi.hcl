@@ -2,7 +2,7 @@
 # compiles to with `tressi plan`, and run it with `tressi apply`.
 # Durations are Go-style strings: "250ms", "5s", "1m30s".
 
-# Variables can be set with -var base_url=..., a -var-file, or the environment
+# Variables can be set with --var base_url=..., a --var-file, or the environment
 # variable TRESSI_VAR_base_url. Try it against `tressi target`, tressi's
 # built-in test server.
 variable "base_url" {
