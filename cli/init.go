@@ -35,7 +35,11 @@ func newInit(e *env) *cobra.Command {
 			if err != nil {
 				return withCode(ExitInvalid, err)
 			}
-			fmt.Fprintf(e.stdout, "Wrote %s. Check it with `tressi validate %s`, then run it with `tressi apply %s`.\n", path, path, path)
+			fmt.Fprintf(e.stdout, "Wrote %s: a 5-second run at up to 20 requests per second.\n"+
+				"Check it with `tressi validate %s`, start a server to try it on with `tressi target --addr 127.0.0.1:8080`,\n"+
+				"then run it with `tressi apply %s`. Scale it up with `tressi apply %s --var rate=500 --var duration=1m`,\n"+
+				"or edit its load block.\n",
+				path, path, path, path)
 			return nil
 		},
 	}
