@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// section is one titled table of a report. Text, Markdown and XLSX lay out
-// the same sections, so the three forms never disagree about content.
+// section is one titled table of a report. Text, Markdown and HTML lay out
+// the same sections(), so the three forms never disagree about content.
+// XLSX writes its own sheets (xlsx.go): the contract names them, and their
+// cells are numbers rather than formatted text.
 type section struct {
 	Title  string
 	Header []string
