@@ -45,6 +45,10 @@ func newApply(e *env) *cobra.Command {
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
 			"The first Ctrl-C stops starting requests and keeps the results (exit 130); a second\n" +
 			"exits at once. Exit 2 when a threshold failed or ended the run early.",
+		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
+			"  tressi apply run.tplan -o runs/today -q\n" +
+			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
+			"  tressi apply --json > report.json",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine}

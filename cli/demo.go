@@ -27,6 +27,9 @@ func newDemo(e *env) *cobra.Command {
 		Long: "Demo starts the built-in test server on a free 127.0.0.1 port, runs the embedded\n" +
 			"examples/quickstart.hcl against it (about 800 requests over 5 s), and prints the report.\n" +
 			"The run directory it writes is a normal one: try `tressi report DIR --format html -o r.html`.",
+		Example: "  tressi demo\n" +
+			"  tressi demo -o /tmp/demo-run -q && tressi report /tmp/demo-run --format md\n" +
+			"  tressi demo --json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			srv, addr, err := testserver.StartLoopback(nil)

@@ -25,7 +25,9 @@ func newInit(e *env) *cobra.Command {
 		Use:   "init [DIR]",
 		Short: "Write a commented starter plan, tressi.hcl",
 		Long:  "Init writes a commented, valid starter plan to DIR/tressi.hcl (DIR defaults to the current\ndirectory, and is created if needed). It never overwrites an existing file.",
-		Args:  cobra.MaximumNArgs(1),
+		Example: "  tressi init\n" +
+			"  tressi init load-tests/checkout",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {

@@ -27,6 +27,10 @@ func newPlan(e *env) *cobra.Command {
 			"what a person should check at a glance: requests, duration, peak rate, each endpoint's count\n" +
 			"and share, a rate timeline, warnings, and the schedule hash (same plan + variables + seed,\n" +
 			"same hash). --out writes the .tplan file that `tressi apply` replays.",
+		Example: "  tressi plan examples/quickstart.hcl\n" +
+			"  tressi plan --var rate=500 --var duration=1m -o run.tplan\n" +
+			"  tressi plan run.tplan          # summarise a compiled schedule\n" +
+			"  tressi plan --json | jq .schedule_hash",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if sniffInput(planPath(args)) == inputTPlan && out == "" {
