@@ -20,7 +20,7 @@ func WriteCLIDocs(w io.Writer) error {
 	bw.WriteString("# Command reference\n\n" +
 		"<!-- Generated from the command tree by `go run ./cli/gendocs`: do not edit by hand. -->\n\n" +
 		"Every command and flag, as `tressi COMMAND --help` shows them. Long flags take two dashes (`--var`),\n" +
-		"though one is accepted as in Terraform (`-var`); flags may come before or after the arguments.\n" +
+		"though a single dash is accepted too, as in Terraform; flags may come before or after the arguments.\n" +
 		"Exit codes: 0 success, 1 invalid input, 2 thresholds failed or early exit, 3 internal error,\n" +
 		"130 interrupted.\n\n")
 	cmds := visibleCommands(root)
