@@ -38,6 +38,7 @@ type Summary struct {
 	Samples    []Sample    `json:"samples"`
 	Shards     []ShardInfo `json:"shards"`
 	Warnings   []string    `json:"warnings"`
+	Precision  Precision   `json:"precision"`
 }
 
 // RunInfo identifies the run the rows came from.
@@ -256,6 +257,7 @@ func grow(s []int64, n int) []int64 {
 // summary turns the counters into the report's numbers.
 func (t *tally) summary() Summary {
 	s := Summary{
+		Precision:  reportPrecision,
 		Sent:       t.sent,
 		Completed:  t.completed,
 		BytesOut:   t.bytesOut,

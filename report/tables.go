@@ -101,7 +101,8 @@ func latencySection(s *Summary) section {
 		}
 		sec.Rows = append(sec.Rows, row)
 	}
-	sec.Notes = []string{"corrected latency runs from each request's due instant (no coordinated omission); service latency from when it was sent"}
+	sec.Notes = []string{"corrected latency runs from each request's due instant (no coordinated omission); service latency from when it was sent",
+		precisionNote}
 	return sec
 }
 
