@@ -26,6 +26,7 @@ const (
 func (r *Report) WriteXLSX(w io.Writer) error {
 	f := excelize.NewFile()
 	defer f.Close()
+	useDatedZip(f, zipDate(r.Run.StartUnixNs))
 	sheets := []struct {
 		name string
 		rows [][]any
@@ -54,6 +55,9 @@ func (r *Report) WriteXLSX(w io.Writer) error {
 			if err := f.SetSheetRow(sh.name, cell, &row); err != nil {
 				return fmt.Errorf("xlsx sheet %s: %w", sh.name, err)
 			}
+		}
+		if err := f.SetSheetDimension(sh.name, sheetDimension(sh.rows)); err != nil {
+			return err
 		}
 		if err := f.SetColWidth(sh.name, "A", "A", 28); err != nil {
 			return err
