@@ -144,3 +144,23 @@ func notAPlan(path string, kind inputKind) string {
 	}
 	return ""
 }
+
+// notResults says in one line what a file given to `tressi report` is when
+// it is not a results file; "" for results (or a directory, or other Arrow
+// data, which the results reader judges with its own words).
+func notResults(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	switch sniffInput(path) {
+	case inputTPlan:
+		return fmt.Sprintf("%s is a compiled schedule (.tplan), not results: `tressi plan %s` summarises it, `tressi apply %s` runs it", path, path, path)
+	case inputSamples:
+		return fmt.Sprintf("%s holds a run's sampled responses, not its results: `tressi report %s` reads both", path, filepath.Dir(path))
+	case inputPlan:
+		return fmt.Sprintf("%s is text, not a results file: `tressi apply %s` runs a plan, and `tressi report` reads the run directory it writes", path, path)
+	case inputBinary:
+		return fmt.Sprintf("%s is not a results file (tressi's results are Arrow IPC, results.arrow in a run directory)", path)
+	}
+	return ""
+}

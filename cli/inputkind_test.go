@@ -55,6 +55,20 @@ func TestBinaryInputsSayWhatTheyAre(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ path, want string }{
+		{tplan, tplan + " is a compiled schedule (.tplan), not results: `tressi plan " + tplan + "` summarises it"},
+		{filepath.Join(rundir, "samples.arrow"), "holds a run's sampled responses, not its results: `tressi report " + rundir + "` reads both"},
+		{"../examples/quickstart.hcl", "is text, not a results file: `tressi apply ../examples/quickstart.hcl` runs a plan"},
+		{binary, binary + " is not a results file"},
+	} {
+		code, out, errs := run(t, nil, "report", tc.path)
+		if code != ExitInvalid || out != "" || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("report %s: exit %d; want 1 and the one line %q, got:\n%s", tc.path, code, tc.want, errs)
+		}
+	}
+	if code, _, errs := run(t, nil, "report", results); code != ExitOK {
+		t.Errorf("report of a results file: exit %d: %s", code, errs)
+	}
 	for _, path := range []string{tplan, noSuffix} {
 		code, out, errs := run(t, nil, "plan", path)
 		if code != ExitOK || !strings.HasPrefix(out, path+" is a compiled schedule (.tplan); run it with: tressi apply "+path+"\n") ||

@@ -61,6 +61,11 @@ func runReport(e *env, args []string, o reportOptions) error {
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
 	}
+	for _, path := range append(append([]string{}, args...), o.baseline...) {
+		if what := notResults(path); what != "" {
+			return withCode(ExitInvalid, errors.New(what))
+		}
+	}
 	rep, err := report.Build(args, report.Options{Baseline: o.baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {
 		return withCode(ExitInvalid, err)
