@@ -71,6 +71,9 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int
 	}
 	// cobra's own errors: unknown flags, wrong argument counts. The help
 	// that answers them is the command's own.
+	if cmd == nil {
+		cmd = root
+	}
 	fmt.Fprintf(stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 	return ExitInvalid
 }
