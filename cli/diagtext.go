@@ -1,22 +1,22 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	wordwrap "github.com/mitchellh/go-wordwrap"
 )
 
 // diagnosticWidth is the column at which a diagnostic's detail wraps.
 const diagnosticWidth = 100
 
-// writeDiagnosticsText renders diagnostics as Terraform does, with what
+// writeDiagnosticsText renders diagnostics as Terraform does, adding what
 // hcl.NewDiagnosticTextWriter leaves out without colour: the position as
-// file:line:column and a caret line under the source that marks the range.
+// file:line:column and a caret line under the subject on its first line.
+// Everything else is hcl's own rendering (the context line, multi-line
+// snippets, "with var.x as 5" values), rewritten, not reimplemented.
 //
 //	Error: Invalid connections
 //
@@ -26,66 +26,47 @@ const diagnosticWidth = 100
 //
 //	connections must be between 1 and 1048576 (got 0).
 func writeDiagnosticsText(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) error {
-	bw := bufio.NewWriter(w)
+	var one bytes.Buffer
 	for _, d := range diags {
-		writeDiagnosticText(bw, files, d)
-	}
-	return bw.Flush()
-}
-
-func writeDiagnosticText(w *bufio.Writer, files map[string]*hcl.File, d *hcl.Diagnostic) {
-	severity := "Error"
-	if d.Severity == hcl.DiagWarning {
-		severity = "Warning"
-	}
-	fmt.Fprintf(w, "%s: %s\n\n", severity, d.Summary)
-	if r := d.Subject; r != nil {
-		writeSnippet(w, files[r.Filename], *r)
-	}
-	if d.Detail != "" {
-		w.WriteString(wordwrap.WrapString(d.Detail, diagnosticWidth))
-		w.WriteString("\n\n")
-	}
-}
-
-// writeSnippet prints "on FILE:LINE:COL[, in CONTEXT]:", then the subject's
-// first line and a caret line under its range, when the source is known.
-func writeSnippet(w *bufio.Writer, file *hcl.File, r hcl.Range) {
-	where := fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
-	if file != nil && file.Nav != nil {
-		if cs, ok := file.Nav.(interface{ ContextString(int) string }); ok {
-			if ctx := cs.ContextString(r.Start.Byte); ctx != "" {
-				where += ", in " + ctx
-			}
+		one.Reset()
+		if err := hcl.NewDiagnosticTextWriter(&one, files, diagnosticWidth, false).WriteDiagnostic(d); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, withColumnAndCaret(one.String(), d)); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(w, "  on %s:\n", where)
-	if file == nil || r.Start.Line < 1 {
-		w.WriteString("\n")
-		return
-	}
-	line, ok := sourceLine(file.Bytes, r.Start.Line)
-	if !ok {
-		w.WriteString("\n")
-		return
-	}
-	prefix := fmt.Sprintf("%4d: ", r.Start.Line)
-	fmt.Fprintf(w, "%s%s\n", prefix, line)
-	fmt.Fprintf(w, "%s%s\n\n", strings.Repeat(" ", len(prefix)), caretLine(line, r))
+	return nil
 }
 
-// sourceLine returns line n (from 1) of src without its line ending; binary
-// text is not shown, since it would only garble the terminal.
-func sourceLine(src []byte, n int) (string, bool) {
-	lines := bytes.SplitN(src, []byte("\n"), n+1)
-	if len(lines) < n {
-		return "", false
+// withColumnAndCaret rewrites hcl's "  on FILE line N" as "  on FILE:N:C"
+// and puts a caret line under the subject's first source line.
+func withColumnAndCaret(text string, d *hcl.Diagnostic) string {
+	r := d.Subject
+	if r == nil {
+		return text
 	}
-	line := strings.TrimRight(string(lines[n-1]), "\r")
-	if !printable(line) {
-		return "", false
+	header := fmt.Sprintf("  on %s line %d", r.Filename, r.Start.Line)
+	at := strings.Index(text, header)
+	if at < 0 || at > 0 && text[at-1] != '\n' {
+		return text
 	}
-	return line, true
+	text = text[:at] + fmt.Sprintf("  on %s:%d:%d", r.Filename, r.Start.Line, r.Start.Column) + text[at+len(header):]
+	prefix := fmt.Sprintf("%4d: ", r.Start.Line)
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		src := strings.TrimRight(strings.TrimPrefix(line, prefix), "\r\n")
+		if !printable(src) {
+			break
+		}
+		caret := strings.Repeat(" ", len(prefix)) + caretLine(src, *r) + "\n"
+		lines = append(lines[:i+1], append([]string{caret}, lines[i+1:]...)...)
+		break
+	}
+	return strings.Join(lines, "")
 }
 
 func printable(s string) bool {
