@@ -44,7 +44,8 @@ func newApply(e *env) *cobra.Command {
 		Long: "Apply replays the plan's schedule against its targets and writes a run directory:\n" +
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
 			"The first Ctrl-C stops starting requests and keeps the results (exit 130); a second\n" +
-			"exits at once. Exit 2 when a threshold failed or ended the run early.",
+			"exits at once. Exit 2 when a threshold failed or ended the run early, or when not one\n" +
+			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).",
 		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
 			"  tressi apply run.tplan -o runs/today -q\n" +
 			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
