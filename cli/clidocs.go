@@ -21,8 +21,8 @@ func WriteCLIDocs(w io.Writer) error {
 		"<!-- Generated from the command tree by `go run ./cli/gendocs`: do not edit by hand. -->\n\n" +
 		"Every command and flag, as `tressi COMMAND --help` shows them. Long flags take two dashes (`--var`),\n" +
 		"though a single dash is accepted too, as in Terraform; flags may come before or after the arguments.\n" +
-		"Exit codes: 0 success, 1 invalid input, 2 thresholds failed or early exit, 3 internal error,\n" +
-		"130 interrupted.\n\n")
+		"Exit codes: 0 success, 1 invalid input, 2 thresholds failed, early exit or no request succeeded,\n" +
+		"3 internal error, 130 interrupted.\n\n")
 	cmds := visibleCommands(root)
 	for _, c := range cmds {
 		fmt.Fprintf(bw, "- [`%s`](#%s) — %s\n", c.CommandPath(), anchor(c.CommandPath()), c.Short)
