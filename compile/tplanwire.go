@@ -105,6 +105,9 @@ type wireThresholds struct {
 	P99         int64   `json:"P99"`
 	P999        int64   `json:"P999"`
 	Abort       bool    `json:"Abort"`
+	// AllowAllFailed is new in format 1's header: older files lack it
+	// (false, the default).
+	AllowAllFailed bool `json:"AllowAllFailed"`
 }
 
 // mapSlice converts a slice element by element, keeping nil as nil (the
@@ -197,11 +200,12 @@ func fromWireUser(w wireUser) UserSpan { return UserSpan{Start: w.Start, Stop: w
 
 func toWireThresholds(t results.Thresholds) wireThresholds {
 	return wireThresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
-		P50: int64(t.P50), P90: int64(t.P90), P95: int64(t.P95), P99: int64(t.P99), P999: int64(t.P999), Abort: t.Abort}
+		P50: int64(t.P50), P90: int64(t.P90), P95: int64(t.P95), P99: int64(t.P99), P999: int64(t.P999), Abort: t.Abort,
+		AllowAllFailed: t.AllowAllFailed}
 }
 
 func fromWireThresholds(w wireThresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: w.ErrorRate, ErrorCount: w.ErrorCount, StatusCodes: w.StatusCodes,
 		P50: time.Duration(w.P50), P90: time.Duration(w.P90), P95: time.Duration(w.P95), P99: time.Duration(w.P99),
-		P999: time.Duration(w.P999), Abort: w.Abort}
+		P999: time.Duration(w.P999), Abort: w.Abort, AllowAllFailed: w.AllowAllFailed}
 }

@@ -2,4 +2,6 @@
 
 package exec
 
+// raceEnabled: the race detector instruments this build (it allocates,
+// and slows everything tenfold).
 const raceEnabled = false
