@@ -150,8 +150,8 @@ func idleEntryWarnings(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 	}
 	ranges := entryRanges(p)
 	for i, n := range s.stats.perEntry {
-		if n > 0 {
-			continue
+		if n > 0 || s.Entries[i].Weight == 0 {
+			continue // weight 0: switched off on purpose
 		}
 		why := "its weight is too small for this schedule"
 		if s.Entries[i].MaxRate > 0 {
@@ -234,10 +234,14 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 				scope.columns = s.Data[di].Columns
 			}
 		}
-		for _, st := range sc.Steps {
+		var build func(st *plan.Step) Step
+		build = func(st *plan.Step) Step {
 			name := sc.Name + "." + st.Name
-			ri := addRequest(name, &st.Request, scope)
-			step := Step{Name: name, Request: ri, Repeat: st.Repeat, Think: st.Think}
+			ri := -1
+			if st.Kind == plan.StepHTTP || st.Kind.Rows() {
+				ri = addRequest(name, &st.Request, scope)
+			}
+			step := Step{Name: name, Request: ri, Repeat: st.Repeat, Think: st.Think, ThinkMax: st.ThinkMax, Kind: st.Kind}
 			if step.Repeat <= 0 {
 				step.Repeat = 1
 			}
@@ -247,8 +251,15 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 			for _, c := range st.Captures {
 				step.Captures = append(step.Captures, Capture{Name: c.Name, Kind: c.Kind, Expr: c.Expr, Index: scope.captures[c.Name]})
 			}
-			e.Steps = append(e.Steps, step)
+			var d hcl.Diagnostics
+			step.WebSocket, d = buildWebSocketStep(st, scope, &ids, build)
+			diags = append(diags, d...)
+			return step
 		}
+		for _, st := range sc.Steps {
+			e.Steps = append(e.Steps, build(st))
+		}
+		e.WebSocket = len(sc.Steps) > 0 && sc.Steps[0].Kind == plan.StepConnect
 		e.Connection = sc.Connection
 		if e.Connection == "" && len(e.Steps) > 0 && e.Steps[0].Request >= 0 {
 			e.Connection = s.Targets[s.Requests[e.Steps[0].Request].Target].Connection
@@ -262,13 +273,20 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 // capture, so the executor keeps a session's captured values in a slice.
 func captureSlots(sc *plan.Scenario) map[string]int {
 	m := map[string]int{}
-	for _, st := range sc.Steps {
-		for _, c := range st.Captures {
-			if _, ok := m[c.Name]; !ok {
-				m[c.Name] = len(m)
+	var walk func(steps []*plan.Step)
+	walk = func(steps []*plan.Step) {
+		for _, st := range steps {
+			for _, c := range st.Captures {
+				if _, ok := m[c.Name]; !ok {
+					m[c.Name] = len(m)
+				}
+			}
+			if st.WebSocket != nil {
+				walk(st.WebSocket.Steps)
 			}
 		}
 	}
+	walk(sc.Steps)
 	return m
 }
 

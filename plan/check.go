@@ -16,6 +16,20 @@ func (l *loader) checkPlan(p *Plan, files []string) {
 			Subject:  start,
 		})
 	}
+	if len(p.Endpoints) == 0 && len(p.Scenarios) > 0 {
+		total := 0
+		for _, sc := range p.Scenarios {
+			total += sc.Weight
+		}
+		if total == 0 {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Nothing to send",
+				Detail:   "Every scenario has weight 0, so no session would start. Check the variables that set the weights (such as -var test=...).",
+				Subject:  p.Scenarios[0].DeclRange.Ptr(),
+			})
+		}
+	}
 	if p.Load == nil && !l.hadBlocks("load") {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
