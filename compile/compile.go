@@ -241,6 +241,20 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 			if st.Kind == plan.StepHTTP || st.Kind.Rows() {
 				ri = addRequest(name, &st.Request, scope)
 			}
+			if ri >= 0 && len(s.Requests[ri].Expect) == 0 {
+				// What a connect and a close answer with is not an HTTP
+				// status: the upgrade's 101, the server's close code.
+				switch st.Kind {
+				case plan.StepConnect:
+					s.Requests[ri].Expect = []int{101}
+				case plan.StepClose:
+					code := ws1005
+					if st.WebSocket != nil && st.WebSocket.CloseCode != 0 {
+						code = st.WebSocket.CloseCode
+					}
+					s.Requests[ri].Expect = []int{code}
+				}
+			}
 			step := Step{Name: name, Request: ri, Repeat: st.Repeat, Think: st.Think, ThinkMax: st.ThinkMax, Kind: st.Kind}
 			if step.Repeat <= 0 {
 				step.Repeat = 1
@@ -268,6 +282,10 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 	}
 	return diags
 }
+
+// ws1005 is the close code recorded when the server's close frame has none
+// (RFC 6455 §7.1.5), which is its answer to a close sent without one.
+const ws1005 = 1005
 
 // captureSlots numbers a scenario's capture names in order of first
 // capture, so the executor keeps a session's captured values in a slice.

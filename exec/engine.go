@@ -32,6 +32,9 @@ func chooseEngine(s *compile.Schedule, shard results.Shard, asked string) (engin
 	default:
 		return engineChoice{}, fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)
 	}
+	if hasWebSocket(s) {
+		return webSocketEngine(s)
+	}
 	addrs, why := loopUnfit(s)
 	switch {
 	case why != "" && asked == EngineLoop:
@@ -83,4 +86,34 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 		addrs[i] = a
 	}
 	return addrs, ""
+}
+
+func hasWebSocket(s *compile.Schedule) bool {
+	for _, e := range s.Entries {
+		if e.WebSocket {
+			return true
+		}
+	}
+	return false
+}
+
+// webSocketEngine runs WebSocket sessions on their event loops: one per P
+// but one, as the HTTP loop does. A plan mixing them with HTTP entries, the
+// closed model and wss:// are not supported yet; say so rather than run
+// something else.
+func webSocketEngine(s *compile.Schedule) (engineChoice, error) {
+	for _, e := range s.Entries {
+		if !e.WebSocket && e.Weight > 0 {
+			return engineChoice{}, fmt.Errorf("%q is an HTTP entry in a plan with WebSocket scenarios; run them as two plans (one engine runs a plan)", e.Name)
+		}
+	}
+	if s.Model != compile.Open {
+		return engineChoice{}, fmt.Errorf("WebSocket scenarios run in the open model (load { stage { rate = ... } }); the closed model is not supported for them yet")
+	}
+	for _, t := range s.Targets {
+		if t.Scheme == "https" {
+			return engineChoice{}, fmt.Errorf("target %q: wss:// (WebSocket over TLS) is not supported by the WebSocket loop yet; use ws:// or http://", t.Name)
+		}
+	}
+	return engineChoice{name: EngineLoop, loops: max(runtime.GOMAXPROCS(0)-1, 1)}, nil
 }

@@ -206,7 +206,18 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 			ex.bucks[i] = newBucket(e.MaxRate)
 		}
 	}
+	var wsStats []*wsStats
 	switch {
+	case hasWebSocket(s):
+		progs, err := newWSPrograms(ex)
+		if err == nil {
+			wsStats, err = ex.startWSLoops(choice.loops, progs, s.Slots, runTag(out.RunID))
+		}
+		if err != nil {
+			close(ex.rec.in)
+			<-ex.rec.done
+			return nil, fmt.Errorf("starting the WebSocket loop: %w", err)
+		}
 	case engine == EngineLoop:
 		loops, err := ex.newLoops(choice.loops, choice.addrs)
 		if err != nil {
@@ -261,6 +272,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		werr = err
 	}
 
+	if wsStats != nil {
+		if err := writeWSSummary(opt.OutDir, mergeWSStats(wsStats)); werr == nil && err != nil {
+			werr = err
+		}
+	}
+
 	ex.th.final(ex.rec.quantile)
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
@@ -285,7 +302,7 @@ func check(s *compile.Schedule) error {
 			return fmt.Errorf("scenario %q has no steps; give it at least one step block", e.Name)
 		}
 		for _, st := range e.Steps {
-			if r := st.Request; r < 0 || r >= len(s.Requests) {
+			if r := st.Request; (r < 0 && st.Kind.Rows()) || r >= len(s.Requests) {
 				return fmt.Errorf("entry %q names request %d, the schedule has %d; recompile the plan", e.Name, r, len(s.Requests))
 			}
 		}
@@ -367,4 +384,13 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// runTag is a short tag of the run id, in WebSocket marks.
+func runTag(id string) uint32 {
+	var t uint32
+	for _, c := range []byte(id) {
+		t = t*31 + uint32(c)
+	}
+	return t
 }
