@@ -149,8 +149,8 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		}
 		l := &wsLoop{ex: ex, w: ex.newWorker(), stats: newWSStats(), progs: progs, epfd: epfd,
 			evs: make([]unix.EpollEvent, 256), rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
-			rng:   rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
-			src:   slots(), chunk: make([]compile.Slot, 4096),
+			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
+			src: slots(), chunk: make([]compile.Slot, 4096),
 			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
 			loopIdx: uint64(i), loops: uint64(n)}
 		loops = append(loops, l)

@@ -154,4 +154,3 @@ func writeWSSummary(dir string, sum *WebSocketSummary) error {
 		return enc.Encode(sum)
 	})
 }
-
