@@ -26,7 +26,8 @@ import (
 // is copied into the session's own.
 type wsLoop struct {
 	ex    *executor
-	w     *worker
+	sink  rowSink
+	vals  compile.Values
 	stats *wsStats
 	progs []*wsProgram
 	epfd  int
@@ -147,12 +148,13 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 			}
 			return nil, os_syscall("epoll_create1", err)
 		}
-		l := &wsLoop{ex: ex, w: ex.newWorker(), stats: newWSStats(), progs: progs, epfd: epfd,
+		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, epfd: epfd,
 			evs: make([]unix.EpollEvent, 256), rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
 			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
 			src: slots(), chunk: make([]compile.Slot, 4096),
 			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
 			loopIdx: uint64(i), loops: uint64(n)}
+		l.vals.Seed = ex.s.Seed
 		loops = append(loops, l)
 		all = append(all, l.stats)
 	}
@@ -272,8 +274,8 @@ func (l *wsLoop) poll(wake int64) {
 	if wake >= 0 {
 		timeout = min(timeout, wake-l.ex.clock.now())
 	}
-	if len(l.w.rows) > 0 && l.now-l.w.first > flushAge/2 {
-		l.w.flush()
+	if len(l.sink.rows) > 0 && l.now-l.sink.first > flushAge/2 {
+		l.sink.flush()
 	}
 	ts := unix.NsecToTimespec(max(timeout, 0))
 	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.evs[0])),
@@ -432,7 +434,7 @@ func (l *wsLoop) upgrade(s *wsSession) {
 
 // values are what a send's holes are filled from.
 func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
-	v := &l.w.vals
+	v := &l.vals
 	v.Slot, v.Row, v.Captured, v.Mark = s.k, l.ex.s.Row(s.prog.entry, s.k), s.captured, mark
 	v.Each, v.EachIndex = nil, 0
 	if each >= 0 && each < len(s.items) {
@@ -514,9 +516,9 @@ func (l *wsLoop) read(s *wsSession) {
 			st := &s.prog.steps[0]
 			if err != nil {
 				s.failed = true
-				l.w.append(wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head))))
-				l.w.stats.done.Add(1)
-				l.w.stats.failed.Add(1)
+				l.sink.append(wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head))))
+				l.sink.stats.done.Add(1)
+				l.sink.stats.failed.Add(1)
 				l.restRows(s, results.WSClosed)
 				l.endSession(s)
 				return
@@ -549,12 +551,12 @@ func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 }
 
 func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
-	l.w.stats.done.Add(1)
+	l.sink.stats.done.Add(1)
 	if row.Error != results.None || (st.req != nil && !results.ExpectsStatus(st.req.spec.Expect, int(row.Status))) {
 		s.failed = true
-		l.w.stats.failed.Add(1)
+		l.sink.stats.failed.Add(1)
 	}
-	l.w.keep(row, l.now)
+	l.sink.keep(row, l.now)
 }
 
 // frames feeds b to the session's reader; false once the session ended.
@@ -962,12 +964,12 @@ func (l *wsLoop) rowsOf(s *wsSession, steps []wsStep, times int64, kind results.
 			}
 			for range st.repeat {
 				row := wsRow(s.k, st.ep, sched, -1, -1, 0, kind, 0, 0)
-				l.w.stats.done.Add(1)
+				l.sink.stats.done.Add(1)
 				if kind != results.NoItem {
 					s.failed = true
-					l.w.stats.failed.Add(1)
+					l.sink.stats.failed.Add(1)
 				}
-				l.w.keep(row, l.now)
+				l.sink.keep(row, l.now)
 			}
 		}
 	}
@@ -977,7 +979,7 @@ func (l *wsLoop) rowsOf(s *wsSession, steps []wsStep, times int64, kind results.
 func (l *wsLoop) notSentSession(k uint64, e int, due int64) {
 	p := l.progs[e]
 	if p == nil {
-		l.w.notSent(k, e, due)
+		l.sink.notSent(k, e, due)
 		return
 	}
 	s := &wsSession{k: k, prog: p, fe: -1, ready: due}
@@ -1099,7 +1101,7 @@ func (l *wsLoop) abortAll() {
 }
 
 func (l *wsLoop) finish() {
-	l.w.flush()
+	l.sink.flush()
 }
 
 // wsTimer is one entry of the timer heap.

@@ -99,7 +99,7 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 			if st.Kind == plan.StepConnect {
 				p.target = ws.req.spec.Target
 			}
-			ws.needs = capturesUsed(ws.req.spec)
+			ws.needs = ws.req.spec.CaptureSlots()
 		}
 		if w := st.WebSocket; w != nil {
 			if a := w.Await; a != nil {
@@ -185,7 +185,7 @@ func appendNeeds(needs []int, sp *compile.Splice) []int {
 func newWSCapture(c compile.Capture) (wsCapture, error) {
 	wc := wsCapture{index: c.Index}
 	switch c.Kind {
-	case plan.CaptureJSON:
+	case compile.CaptureJSON:
 		head, rest, collect := strings.Cut(c.Expr, "[*]")
 		var err error
 		if wc.path, err = parseJSONPath(head); err != nil {
@@ -197,7 +197,7 @@ func newWSCapture(c compile.Capture) (wsCapture, error) {
 				return wc, fmt.Errorf("capture %q: after [*]: %w", c.Name, err)
 			}
 		}
-	case plan.CaptureRegex:
+	case compile.CaptureRegex:
 		re, err := regexp.Compile(c.Expr)
 		if err != nil {
 			return wc, fmt.Errorf("capture %q: %w", c.Name, err)
