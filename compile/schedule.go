@@ -126,14 +126,14 @@ type UserSpan struct {
 
 // Target is a resolved target.
 type Target struct {
-	Name               string
-	Scheme             string // http or https
-	Addr               string // host:port to dial
-	Host               string // Host header
-	Connections        int
-	Connection         string // ConnectionPool or ConnectionSession
+	Name        string
+	Scheme      string // http or https
+	Addr        string // host:port to dial
+	Host        string // Host header
+	Connections int
+	Connection  string // ConnectionPool or ConnectionSession
 	// SourceAddresses are local IPs connections are spread over; empty: any.
-	SourceAddresses []string `json:",omitempty"`
+	SourceAddresses    []string `json:",omitempty"`
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool

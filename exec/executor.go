@@ -19,12 +19,12 @@ func (c *clock) now() int64 { return int64(time.Since(c.base)) }
 // workers and the run's stop state.
 type executor struct {
 	runTag uint32 // tags WebSocket marks of this run (see wsprogram.go)
-	s     *compile.Schedule
-	clock clock
-	cl    *clients
-	reqs  []preparedRequest
-	rec   *recorder
-	shard results.Shard
+	s      *compile.Schedule
+	clock  clock
+	cl     *clients
+	reqs   []preparedRequest
+	rec    *recorder
+	shard  results.Shard
 
 	ring  *slotRing        // open model
 	pick  func(uint64) int // closed model selection
