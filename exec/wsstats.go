@@ -6,12 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-)
 
-// WebSocketFile is the run directory's summary of WebSocket sessions:
-// what the rows cannot say (frames nobody awaited, fan-out deliveries,
-// connections over time).
-const WebSocketFile = "websocket.json"
+	"github.com/tressi/tressi/results"
+)
 
 // wsStats is one loop's WebSocket figures; the loops' are merged at the end.
 type wsStats struct {
@@ -48,56 +45,17 @@ func (s *wsStats) noteOpen(now int64, open int) {
 	s.open[sec] = max(s.open[sec], int64(open))
 }
 
-// WebSocketSummary is websocket.json.
-type WebSocketSummary struct {
-	Sessions struct {
-		Started   int64 `json:"started"`
-		Completed int64 `json:"completed"` // every row ok
-		Failed    int64 `json:"failed"`
-		Connected int64 `json:"connected"` // upgrades answered 101
-	} `json:"sessions"`
-	SessionDuration Percentiles `json:"session_duration_ns"`
-	Connect         Percentiles `json:"connect_ns"`
-	Messages        struct {
-		Sent            int64            `json:"sent"`
-		Received        int64            `json:"received"`
-		Unmatched       int64            `json:"unmatched"`
-		UnmatchedByStep map[string]int64 `json:"unmatched_by_step,omitempty"`
-	} `json:"messages"`
-	Fanout struct {
-		Marked            int64       `json:"marked"`     // marked frames sent
-		Delivered         int64       `json:"delivered"`  // frames of other sessions carrying a mark
-		Received          int64       `json:"received"`   // marked frames received by at least one other session
-		Unreceived        int64       `json:"unreceived"` // marked frames no other session received
-		PerMessage        float64     `json:"deliveries_per_message"`
-		MaxPerMessage     int32       `json:"max_deliveries_per_message"`
-		DeliveryLatencyNs Percentiles `json:"delivery_latency_ns"`
-	} `json:"fanout"`
-	// OpenConnections is the most connections open in each second of the run.
-	OpenConnections []int64 `json:"open_connections"`
-}
-
-// Percentiles summarise a histogram in ns.
-type Percentiles struct {
-	Count int64 `json:"count"`
-	P50   int64 `json:"p50"`
-	P90   int64 `json:"p90"`
-	P99   int64 `json:"p99"`
-	P999  int64 `json:"p999"`
-	Max   int64 `json:"max"`
-}
-
-func percentiles(h *hdrhistogram.Histogram) Percentiles {
+func percentiles(h *hdrhistogram.Histogram) results.WSPercentiles {
 	if h.TotalCount() == 0 {
-		return Percentiles{}
+		return results.WSPercentiles{}
 	}
-	return Percentiles{Count: h.TotalCount(), P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90),
+	return results.WSPercentiles{Count: h.TotalCount(), P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90),
 		P99: h.ValueAtQuantile(99), P999: h.ValueAtQuantile(99.9), Max: h.Max()}
 }
 
 // mergeWSStats merges the loops' figures into the summary.
-func mergeWSStats(all []*wsStats) *WebSocketSummary {
-	var sum WebSocketSummary
+func mergeWSStats(all []*wsStats) *results.WebSocketSummary {
+	var sum results.WebSocketSummary
 	dur, conn, del := newWSStats(), newWSStats(), newWSStats()
 	byStep := map[string]int64{}
 	marks := map[uint64]int32{}
@@ -147,8 +105,8 @@ func mergeWSStats(all []*wsStats) *WebSocketSummary {
 	return &sum
 }
 
-func writeWSSummary(dir string, sum *WebSocketSummary) error {
-	return writeFile(filepath.Join(dir, WebSocketFile), func(w io.Writer) error {
+func writeWSSummary(dir string, sum *results.WebSocketSummary) error {
+	return writeFile(filepath.Join(dir, results.WebSocketFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
