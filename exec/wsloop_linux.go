@@ -105,6 +105,7 @@ type wsSession struct {
 	have             []bool
 	awaits           []wsPending
 	frames           uint32
+	lastAnswer       int64 // when the last await was settled
 	timerAt          int64 // the instant of its entry in the timer heap; -1: none
 	connSched        int64
 	connSent         int64
@@ -656,6 +657,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 // answered removes await i; a blocking one lets the program go on.
 func (l *wsLoop) answered(s *wsSession, i int) {
 	a := s.awaits[i]
+	s.lastAnswer = l.now
 	// Rotate the answered entry to the end: the rest keep their order, and
 	// its buffers are free for the next send.
 	n := len(s.awaits)
@@ -712,6 +714,11 @@ func (l *wsLoop) step(s *wsSession) {
 			l.forEach(s, top)
 			continue
 		}
+		if top.kind == plan.StepClose && len(s.awaits) > 0 {
+			// The close handshake waits for the answers still awaited.
+			l.armTimer(s)
+			return
+		}
 		l.run1(s, top, &s.j, -1)
 		if s.j >= top.repeat {
 			s.i++
@@ -766,12 +773,13 @@ func (l *wsLoop) run1(s *wsSession, st *wsStep, j *int, each int) {
 		s.wakeAt = l.now + int64(st.spec.WebSocket.Hold)
 	case plan.StepClose:
 		*j = st.repeat
-		s.closeSched, s.closeSent, s.closeEP = s.ready, l.now, st.ep
+		l.now = l.ex.clock.now()
+		s.closeSched, s.closeSent, s.closeEP = max(s.ready, s.lastAnswer), l.now, st.ep
 		s.closing = true
 		s.state = wsClosing
 		l.sendClose(s, st.spec.WebSocket.CloseCode)
 		l.stats.sent++
-		s.awaits = append(s.awaits, wsPending{st: st, sched: s.ready, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true})
+		s.awaits = append(s.awaits, wsPending{st: st, sched: s.closeSched, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true})
 		s.blocked = true
 		l.armTimer(s)
 	case plan.StepSend:
