@@ -30,12 +30,12 @@ type WebSocketSummary struct {
 		UnmatchedByStep map[string]int64 `json:"unmatched_by_step,omitempty"`
 	} `json:"messages"`
 	Fanout struct {
-		Marked            int64       `json:"marked"`     // marked frames sent
-		Delivered         int64       `json:"delivered"`  // frames of other sessions carrying a mark
-		Received          int64       `json:"received"`   // marked frames received by at least one other session
-		Unreceived        int64       `json:"unreceived"` // marked frames no other session received
-		PerMessage        float64     `json:"deliveries_per_message"`
-		MaxPerMessage     int32       `json:"max_deliveries_per_message"`
+		Marked            int64         `json:"marked"`     // marked frames sent
+		Delivered         int64         `json:"delivered"`  // frames of other sessions carrying a mark
+		Received          int64         `json:"received"`   // marked frames received by at least one other session
+		Unreceived        int64         `json:"unreceived"` // marked frames no other session received
+		PerMessage        float64       `json:"deliveries_per_message"`
+		MaxPerMessage     int32         `json:"max_deliveries_per_message"`
 		DeliveryLatencyNs WSPercentiles `json:"delivery_latency_ns"`
 	} `json:"fanout"`
 	// OpenConnections is the most connections open in each second of the run.
