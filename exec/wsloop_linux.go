@@ -624,7 +624,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 	}
 	for i := range s.awaits {
 		a := &s.awaits[i]
-		if a.st == nil || !a.st.await.matches(p, a.want, l.scratch[:0]) {
+		if a.st == nil || a.st.await == nil || !a.st.await.matches(p, a.want, l.scratch[:0]) {
 			continue
 		}
 		status := a.st.await.statusOf(p)
