@@ -79,6 +79,12 @@ func peakTargetRates(p *Plan, peak float64) map[string]float64 {
 	}
 	for _, s := range p.Scenarios {
 		sessions := peak * share(s.Weight)
+		if len(s.Steps) > 0 && s.Steps[0].Kind == StepConnect {
+			// A WebSocket session holds one connection for its whole life,
+			// however many frames it sends: its frames need no connections of
+			// their own, and its connections are checked before the run.
+			continue
+		}
 		for _, st := range s.Steps {
 			rates[st.Target] += sessions * float64(st.Repeat)
 		}
