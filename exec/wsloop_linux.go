@@ -821,7 +821,7 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 	l.stats.sent++
 	if st.await == nil {
 		l.keep(s, wsRow(s.k, st.ep, s.ready, l.now, l.now, 0, results.None, int64(len(frame)), 0), st)
-		s.wakeAt = l.now + pause
+		s.wakeAt = s.ready + pause
 		return
 	}
 	p := wsPending{st: st, sched: s.ready, sent: l.now, deadline: l.now + st.await.timeout, out: int64(len(frame)),
@@ -840,7 +840,9 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 	if w.Wait {
 		s.blocked = true
 	} else {
-		s.wakeAt = l.now + pause
+		// Not waiting: the next frame is due a pause after this one was,
+		// so a late send does not push every later one back.
+		s.wakeAt = s.ready + pause
 	}
 	l.armTimer(s)
 }
