@@ -25,8 +25,10 @@ import (
 //     ctrl 401 otherwise; scheme "token" with a token it issued → ctrl 200.
 //   - Anything but hi and login before a login → ctrl 401.
 //   - sub "me" → ctrl 200 then, for get.what "desc", a meta desc.
-//   - get "me" what "sub" → meta with every user's subscriptions: the
-//     TinodeTopics group topics grpTressi0, grpTressi1, ….
+//   - get "me" what "sub" → meta with the user's subscriptions: TinodeTopics
+//     of the tinodePool group topics grpTressi0 … grpTressi63, picked by a
+//     hash of the user name (every user is subscribed to grpTressi0 too, the
+//     topic SingleTopicLoadtest loads by default).
 //   - sub to a group topic → ctrl 200, then for each word of get.what:
 //     "desc" and "sub" metas, "data" the topic's last stored messages as data
 //     frames (without id) and a ctrl 208 "delivered", or ctrl 204 when there
@@ -45,11 +47,39 @@ const DefaultTinodeTopics = 3
 // tinodeStored is how many messages a topic keeps for "get data".
 const tinodeStored = 10
 
+// tinodePool is how many group topics exist; each user is subscribed to
+// TinodeTopics of them, so a pub fans out to the sessions of the users that
+// share the topic, not to every session of the run.
+const tinodePool = 64
+
 type tinodeHub struct {
 	s      *Server
 	mu     sync.Mutex
-	topics map[string]*tinodeTopic
-	names  []string
+	topics  map[string]*tinodeTopic
+	names   []string
+	perUser int
+}
+
+// userTopics is the group topics user is subscribed to: grpTressi0 and
+// perUser-1 others picked by a hash of the name, the same on every call.
+func (h *tinodeHub) userTopics(user string) []string {
+	out := []string{h.names[0]}
+	seed := uint32(2166136261)
+	for _, c := range []byte(user) {
+		seed = (seed ^ uint32(c)) * 16777619
+	}
+	for i := 1; len(out) < h.perUser && i < 4*tinodePool; i++ {
+		seed = seed*1664525 + 1013904223
+		name := h.names[1+int(seed>>8)%(tinodePool-1)]
+		dup := false
+		for _, o := range out {
+			dup = dup || o == name
+		}
+		if !dup {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 type tinodeTopic struct {
@@ -59,8 +89,8 @@ type tinodeTopic struct {
 }
 
 func newTinodeHub(s *Server, topics int) *tinodeHub {
-	h := &tinodeHub{s: s, topics: map[string]*tinodeTopic{}}
-	for i := range topics {
+	h := &tinodeHub{s: s, topics: map[string]*tinodeTopic{}, perUser: min(topics, tinodePool)}
+	for i := range tinodePool {
 		name := fmt.Sprintf("grpTressi%d", i)
 		h.names = append(h.names, name)
 		h.topics[name] = &tinodeTopic{subs: map[*wsConn]bool{}}
@@ -269,8 +299,9 @@ func (h *tinodeHub) get(c *wsConn, id, topic, what string) {
 		return
 	}
 	if topic == "me" && hasWord(what, "sub") {
-		subs := make([]map[string]any, len(h.names))
-		for i, n := range h.names {
+		names := h.userTopics(c.user)
+		subs := make([]map[string]any, len(names))
+		for i, n := range names {
 			subs[i] = map[string]any{"topic": n, "acs": map[string]any{"mode": "JRWPS"}}
 		}
 		h.frame(c, map[string]any{"meta": map[string]any{"id": id, "topic": topic, "ts": now(), "sub": subs}})

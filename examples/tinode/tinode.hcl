@@ -73,7 +73,7 @@ variable "pause" {
 }
 variable "max_topics" {
   type    = number
-  default = 16 # Loadtest: the most subscriptions a session goes through
+  default = 8 # Loadtest: the most subscriptions a session goes through
 }
 
 target "tinode" {
