@@ -27,8 +27,8 @@ import (
 //   - sub "me" → ctrl 200 then, for get.what "desc", a meta desc.
 //   - get "me" what "sub" → meta with the user's subscriptions: TinodeTopics
 //     of the tinodePool group topics grpTressi0 … grpTressi63, picked by a
-//     hash of the user name (every user is subscribed to grpTressi0 too, the
-//     topic SingleTopicLoadtest loads by default).
+//     hash of the user name. Any of them can be subscribed to (attached),
+//     member or not: SingleTopicLoadtest loads grpTressi0 by default.
 //   - sub to a group topic → ctrl 200, then for each word of get.what:
 //     "desc" and "sub" metas, "data" the topic's last stored messages as data
 //     frames (without id) and a ctrl 208 "delivered", or ctrl 204 when there
@@ -60,17 +60,17 @@ type tinodeHub struct {
 	perUser int
 }
 
-// userTopics is the group topics user is subscribed to: grpTressi0 and
-// perUser-1 others picked by a hash of the name, the same on every call.
+// userTopics is the group topics user is subscribed to: perUser of them
+// picked by a hash of the name, the same on every call.
 func (h *tinodeHub) userTopics(user string) []string {
-	out := []string{h.names[0]}
+	var out []string
 	seed := uint32(2166136261)
 	for _, c := range []byte(user) {
 		seed = (seed ^ uint32(c)) * 16777619
 	}
-	for i := 1; len(out) < h.perUser && i < 4*tinodePool; i++ {
+	for i := 0; len(out) < h.perUser && i < 4*tinodePool; i++ {
 		seed = seed*1664525 + 1013904223
-		name := h.names[1+int(seed>>8)%(tinodePool-1)]
+		name := h.names[int(seed>>8)%tinodePool]
 		dup := false
 		for _, o := range out {
 			dup = dup || o == name
