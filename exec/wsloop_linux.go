@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -1044,21 +1043,29 @@ func (l *wsLoop) setTimer(s *wsSession, at int64) {
 	if at < 0 || at == s.timerAt {
 		return
 	}
+	if s.timerAt >= 0 && s.timerAt < at && s.timerAt > l.now {
+		// An earlier timer is pending: when it fires, the session arms
+		// the next one. One heap entry per session at most, mostly.
+		return
+	}
 	s.timerAt = at
-	heap.Push(&l.timers, wsTimer{at: at, id: s.id, k: s.k})
+	l.timers.push(wsTimer{at: at, id: s.id, k: s.k})
 }
 
 // fireTimers handles every timer that is due.
 func (l *wsLoop) fireTimers() {
 	l.now = l.ex.clock.now()
 	for len(l.timers) > 0 && l.timers[0].at <= l.now {
-		t := heap.Pop(&l.timers).(wsTimer)
+		t := l.timers.pop()
 		s := l.sess[t.id]
 		if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
 			continue // stale: the session moved on
 		}
 		s.timerAt = -1
 		l.timeout(s)
+		if s.state != wsDone && s.timerAt < 0 {
+			l.armTimer(s)
+		}
 	}
 }
 
@@ -1121,15 +1128,43 @@ type wsTimer struct {
 	k  uint64
 }
 
+// wsTimers is a binary min-heap by instant, without container/heap's
+// interface boxing: a push allocates nothing once the slice has grown.
 type wsTimers []wsTimer
 
-func (h wsTimers) Len() int           { return len(h) }
-func (h wsTimers) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h wsTimers) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *wsTimers) Push(x any)        { *h = append(*h, x.(wsTimer)) }
-func (h *wsTimers) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *wsTimers) push(t wsTimer) {
+	*h = append(*h, t)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].at <= a[i].at {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *wsTimers) pop() wsTimer {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].at < a[m].at {
+			m = l
+		}
+		if r < n && a[r].at < a[m].at {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[m], a[i] = a[i], a[m]
+		i = m
+	}
+	*h = a
+	return top
 }
