@@ -53,8 +53,8 @@ const tinodeStored = 10
 const tinodePool = 64
 
 type tinodeHub struct {
-	s      *Server
-	mu     sync.Mutex
+	s       *Server
+	mu      sync.Mutex
 	topics  map[string]*tinodeTopic
 	names   []string
 	perUser int
