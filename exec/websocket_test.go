@@ -221,3 +221,66 @@ func TestWSHoldAnswersPings(t *testing.T) {
 		t.Fatalf("sessions %+v", sum.Sessions)
 	}
 }
+
+const interruptPlan = `
+target "t" {
+  url = "ws://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "slow" {
+    send = jsonencode({ delay_ms = 3000, n = "s-${seq}" })
+    wait = false
+    await {
+      json = { n = "s-${seq}" }
+    }
+  }
+  step "msg" {
+    send   = "m"
+    repeat = 20
+    think  = "50ms"
+    await {
+      regex = "^m$"
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "2s"
+    rate     = 10
+  }
+}
+`
+
+// An interrupt half-way: sessions never started, steps never sent and
+// answers still awaited after the grace each keep their rows.
+func TestWSInterruptAccountsEverySlot(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(interruptPlan, addr), nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	stop := make(chan struct{})
+	time.AfterFunc(700*time.Millisecond, func() { close(stop) })
+	out, err := Run(context.Background(), s, Options{OutDir: dir, Interrupt: stop, Grace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted {
+		t.Fatalf("outcome %+v", out)
+	}
+	rows, _ := sessionRows(t, dir)
+	checkSessionRows(t, s, rows)
+	kinds := map[results.ErrorKind]int{}
+	for _, rs := range rows {
+		for _, r := range rs {
+			kinds[r.Error]++
+		}
+	}
+	if kinds[results.NotSent] == 0 || kinds[results.Interrupted] == 0 || kinds[results.None] == 0 {
+		t.Fatalf("error kinds %v: want ok, not_sent and interrupted rows", kinds)
+	}
+}
