@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/tressi/tressi/compile"
@@ -46,6 +47,9 @@ func TestScenarioExamplesRun(t *testing.T) {
 			out, err := exec.Run(t.Context(), s, exec.Options{OutDir: filepath.Join(t.TempDir(), "run")})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if runtime.GOOS == "linux" && out.Engine != exec.EngineLoop {
+				t.Fatalf("ran on %q: scenarios run on the loop engine", out.Engine)
 			}
 			if out.Requests == 0 || out.OK != out.Requests || !out.Passed() || (tc.requests > 0 && out.Requests != tc.requests) {
 				t.Fatalf("outcome %+v", out)

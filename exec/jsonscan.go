@@ -6,14 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// jsonFind returns the raw JSON text of the value at path in doc (a string
+// frameFind returns the raw JSON text of the value at path in doc (a string
 // with its quotes), without decoding the document or allocating: WebSocket
 // awaits test every incoming frame against their paths, so this is on the
 // per-frame path. ok is false when doc is not JSON up to that value, or the
 // path is absent. Object keys are compared after unescaping only when they
 // hold escapes (rare); the first of duplicate keys wins.
-func jsonFind(doc []byte, path []pathElem) (raw []byte, ok bool) {
-	i := skipWS(doc, 0)
+func frameFind(doc []byte, path []pathElem) (raw []byte, ok bool) {
+	i := frameSkipWS(doc, 0)
 	for _, p := range path {
 		if i >= len(doc) {
 			return nil, false
@@ -22,7 +22,7 @@ func jsonFind(doc []byte, path []pathElem) (raw []byte, ok bool) {
 			if doc[i] != '[' {
 				return nil, false
 			}
-			i = skipWS(doc, i+1)
+			i = frameSkipWS(doc, i+1)
 			for n := 0; ; n++ {
 				if i < len(doc) && doc[i] == ']' {
 					return nil, false
@@ -30,52 +30,52 @@ func jsonFind(doc []byte, path []pathElem) (raw []byte, ok bool) {
 				if n == p.index {
 					break
 				}
-				end, ok := skipValue(doc, i)
+				end, ok := frameSkipValue(doc, i)
 				if !ok {
 					return nil, false
 				}
-				i = skipWS(doc, end)
+				i = frameSkipWS(doc, end)
 				if i >= len(doc) || doc[i] != ',' {
 					return nil, false
 				}
-				i = skipWS(doc, i+1)
+				i = frameSkipWS(doc, i+1)
 			}
 			continue
 		}
 		if doc[i] != '{' {
 			return nil, false
 		}
-		i = skipWS(doc, i+1)
+		i = frameSkipWS(doc, i+1)
 		found := false
 		for i < len(doc) && doc[i] != '}' {
-			kEnd, ok := skipString(doc, i)
+			kEnd, ok := frameSkipString(doc, i)
 			if !ok {
 				return nil, false
 			}
-			match := keyEquals(doc[i:kEnd], p.key)
-			i = skipWS(doc, kEnd)
+			match := frameKeyEquals(doc[i:kEnd], p.key)
+			i = frameSkipWS(doc, kEnd)
 			if i >= len(doc) || doc[i] != ':' {
 				return nil, false
 			}
-			i = skipWS(doc, i+1)
+			i = frameSkipWS(doc, i+1)
 			if match {
 				found = true
 				break
 			}
-			end, ok := skipValue(doc, i)
+			end, ok := frameSkipValue(doc, i)
 			if !ok {
 				return nil, false
 			}
-			i = skipWS(doc, end)
+			i = frameSkipWS(doc, end)
 			if i < len(doc) && doc[i] == ',' {
-				i = skipWS(doc, i+1)
+				i = frameSkipWS(doc, i+1)
 			}
 		}
 		if !found {
 			return nil, false
 		}
 	}
-	end, ok := skipValue(doc, i)
+	end, ok := frameSkipValue(doc, i)
 	if !ok {
 		return nil, false
 	}
@@ -103,7 +103,7 @@ func jsonText(raw []byte, scratch []byte) ([]byte, bool) {
 	return append(scratch[:0], s...), true
 }
 
-func keyEquals(quoted []byte, key string) bool {
+func frameKeyEquals(quoted []byte, key string) bool {
 	body := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(body, '\\') < 0 {
 		return string(body) == key
@@ -112,7 +112,7 @@ func keyEquals(quoted []byte, key string) bool {
 	return err == nil && s == key
 }
 
-func skipWS(b []byte, i int) int {
+func frameSkipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
@@ -120,7 +120,7 @@ func skipWS(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i].
-func skipString(b []byte, i int) (int, bool) {
+func frameSkipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
@@ -141,19 +141,19 @@ func skipString(b []byte, i int) (int, bool) {
 // Containers are skipped by counting brackets outside strings, which is
 // enough to find where a well-formed value ends; a malformed one ends
 // wherever its brackets say, or fails at the end of the input.
-func skipValue(b []byte, i int) (int, bool) {
+func frameSkipValue(b []byte, i int) (int, bool) {
 	if i >= len(b) {
 		return 0, false
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return skipString(b, i)
+		return frameSkipString(b, i)
 	case c == '{' || c == '[':
 		depth := 0
 		for ; i < len(b); i++ {
 			switch b[i] {
 			case '"':
-				end, ok := skipString(b, i)
+				end, ok := frameSkipString(b, i)
 				if !ok {
 					return 0, false
 				}
@@ -184,23 +184,23 @@ func skipValue(b []byte, i int) (int, bool) {
 // jsonArrayTexts splits a JSON array's raw text into its elements' texts
 // (strings unquoted), for for_each. It allocates: it runs once per capture.
 func jsonArrayTexts(raw []byte, limit int) ([][]byte, bool) {
-	i := skipWS(raw, 0)
+	i := frameSkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, false
 	}
 	var out [][]byte
-	i = skipWS(raw, i+1)
+	i = frameSkipWS(raw, i+1)
 	for i < len(raw) && raw[i] != ']' && len(out) < limit {
-		end, ok := skipValue(raw, i)
+		end, ok := frameSkipValue(raw, i)
 		if !ok {
 			return out, false
 		}
 		if t, ok := jsonText(raw[i:end], nil); ok {
 			out = append(out, append([]byte(nil), t...))
 		}
-		i = skipWS(raw, end)
+		i = frameSkipWS(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipWS(raw, i+1)
+			i = frameSkipWS(raw, i+1)
 		}
 	}
 	return out, true
@@ -211,28 +211,28 @@ func jsonArrayTexts(raw []byte, limit int) ([][]byte, bool) {
 // JSON array text (strings stay quoted). Captures use it, e.g.
 // json("meta.sub[*].topic").
 func jsonCollect(doc []byte, head, rest []pathElem) ([]byte, bool) {
-	arr, ok := jsonFind(doc, head)
+	arr, ok := frameFind(doc, head)
 	if !ok || len(arr) == 0 || arr[0] != '[' {
 		return nil, false
 	}
 	out := []byte{'['}
-	i := skipWS(arr, 1)
+	i := frameSkipWS(arr, 1)
 	n := 0
 	for i < len(arr) && arr[i] != ']' {
-		end, ok := skipValue(arr, i)
+		end, ok := frameSkipValue(arr, i)
 		if !ok {
 			return nil, false
 		}
-		if v, ok := jsonFind(arr[i:end], rest); ok {
+		if v, ok := frameFind(arr[i:end], rest); ok {
 			if n > 0 {
 				out = append(out, ',')
 			}
 			out = append(out, v...)
 			n++
 		}
-		i = skipWS(arr, end)
+		i = frameSkipWS(arr, end)
 		if i < len(arr) && arr[i] == ',' {
-			i = skipWS(arr, i+1)
+			i = frameSkipWS(arr, i+1)
 		}
 	}
 	return append(out, ']'), true

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestJSONFind(t *testing.T) {
+func TestFrameFind(t *testing.T) {
 	doc := []byte(`{"ctrl":{"id":"tn-1-hi","params":{"ver":"0.22","n":[1,{"x":"a\"b"}]},"code":201,"text":"created"},"k\u0065y":true}`)
 	cases := []struct {
 		path, want string
@@ -26,7 +26,7 @@ func TestJSONFind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := jsonFind(doc, p)
+		got, ok := frameFind(doc, p)
 		if ok != c.ok || string(got) != c.want {
 			t.Errorf("%s: got %q %v, want %q %v", c.path, got, ok, c.want, c.ok)
 		}
@@ -46,17 +46,17 @@ func TestJSONFind(t *testing.T) {
 	}
 }
 
-func TestJSONFindDoesNotAllocate(t *testing.T) {
+func TestFrameFindDoesNotAllocate(t *testing.T) {
 	doc := []byte(`{"data":{"topic":"grp","content":"x"},"ctrl":{"id":"abc","code":200}}`)
 	p, _ := parseJSONPath("ctrl.id")
-	if n := testing.AllocsPerRun(100, func() { jsonFind(doc, p) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { frameFind(doc, p) }); n != 0 {
 		t.Fatalf("%v allocations", n)
 	}
 }
 
-// FuzzJSONFind checks jsonFind against encoding/json on valid documents:
+// FuzzFrameFind checks jsonFind against encoding/json on valid documents:
 // whatever it finds must be what a full decode finds there.
-func FuzzJSONFind(f *testing.F) {
+func FuzzFrameFind(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":[1,"x",{"c":null}]}}`), "a.b[2].c")
 	f.Add([]byte(`{"ctrl":{"id":"1","code":200}}`), "ctrl.code")
 	f.Fuzz(func(t *testing.T, doc []byte, path string) {
@@ -64,7 +64,7 @@ func FuzzJSONFind(f *testing.F) {
 		if err != nil {
 			return
 		}
-		raw, ok := jsonFind(doc, p)
+		raw, ok := frameFind(doc, p)
 		if !json.Valid(doc) {
 			return // no oracle; it must merely not panic
 		}
@@ -75,7 +75,7 @@ func FuzzJSONFind(f *testing.F) {
 				var m any
 				_ = json.Unmarshal(doc, &m)
 				if !hasDuplicateKeys(doc) {
-					t.Fatalf("jsonFind missed %s in %s (decode found %s)", path, doc, want)
+					t.Fatalf("frameFind missed %s in %s (decode found %s)", path, doc, want)
 				}
 			}
 			return
@@ -86,7 +86,7 @@ func FuzzJSONFind(f *testing.F) {
 		}
 		var v any
 		if json.Unmarshal(raw, &v) != nil {
-			t.Fatalf("jsonFind returned invalid JSON %q", raw)
+			t.Fatalf("frameFind returned invalid JSON %q", raw)
 		}
 		if want != nil && !hasDuplicateKeys(doc) {
 			var a, b any

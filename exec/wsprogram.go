@@ -226,7 +226,7 @@ func (c *wsCapture) extract(dst, frame []byte) ([]byte, bool) {
 		v, ok := jsonCollect(frame, c.path, c.rest)
 		return append(dst, v...), ok
 	}
-	raw, ok := jsonFind(frame, c.path)
+	raw, ok := frameFind(frame, c.path)
 	if !ok {
 		return dst, false
 	}
@@ -241,7 +241,7 @@ func (c *wsCapture) extract(dst, frame []byte) ([]byte, bool) {
 // session's rendered values, one per json match.
 func (a *wsAwait) matches(frame []byte, want [][]byte, scratch []byte) bool {
 	for i := range a.json {
-		raw, ok := jsonFind(frame, a.json[i].path)
+		raw, ok := frameFind(frame, a.json[i].path)
 		if !ok {
 			return false
 		}
@@ -263,7 +263,7 @@ func (a *wsAwait) statusOf(frame []byte) uint16 {
 	if a.status == nil {
 		return 200
 	}
-	raw, ok := jsonFind(frame, a.status)
+	raw, ok := frameFind(frame, a.status)
 	if !ok {
 		return 200
 	}

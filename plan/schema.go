@@ -34,6 +34,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connection"},
 		{Name: "timeout"},
 		{Name: "connect_timeout"},
+		{Name: "expected_latency"},
 		{Name: "headers"},
 		{Name: "source_addresses"},
 	},
@@ -148,5 +149,6 @@ var thresholdsSchema = &hcl.BodySchema{
 		{Name: "p99"},
 		{Name: "p999"},
 		{Name: "abort"},
+		{Name: "allow_all_failed"},
 	},
 }

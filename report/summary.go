@@ -10,7 +10,7 @@ import (
 )
 
 // Summary is what a report says about one run, or about the shards of one
-// run taken together. Its JSON form is the contract of DESIGN.md ("Reports"):
+// run taken together. Its JSON form is a contract (docs/contracts.md, "Report JSON"):
 // the keys up to Thresholds are required, the rest are extras.
 type Summary struct {
 	// WebSocket is the runs' websocket.json, merged over shards; nil
@@ -41,6 +41,11 @@ type Summary struct {
 	Samples    []Sample    `json:"samples"`
 	Shards     []ShardInfo `json:"shards"`
 	Warnings   []string    `json:"warnings"`
+	Precision  Precision   `json:"precision"`
+	// UnexpectedStatus counts, by status, the responses whose endpoint does
+	// not expect that status (its expect list, or 200–399), and "0" for no
+	// response: a 404 an endpoint expects is not in it.
+	UnexpectedStatus map[string]int64 `json:"unexpected_status"`
 }
 
 // RunInfo identifies the run the rows came from.
@@ -274,18 +279,20 @@ func grow(s []int64, n int) []int64 {
 // summary turns the counters into the report's numbers.
 func (t *tally) summary() Summary {
 	s := Summary{
-		Sent:       t.sent,
-		Completed:  t.completed,
-		BytesOut:   t.bytesOut,
-		BytesIn:    t.bytesIn,
-		Latency:    t.latency.Percentiles(),
-		Service:    t.service.Percentiles(),
-		LatencyCDF: cdf(t.latency),
-		Status:     map[string]int64{},
-		ErrorKinds: maps.Clone(t.errorKinds),
-		Series:     t.series.seconds(),
-		Endpoints:  []EndpointSummary{},
-		Scenarios:  t.sessions.summaries(),
+		Precision:        reportPrecision,
+		Sent:             t.sent,
+		Completed:        t.completed,
+		BytesOut:         t.bytesOut,
+		BytesIn:          t.bytesIn,
+		Latency:          t.latency.Percentiles(),
+		Service:          t.service.Percentiles(),
+		LatencyCDF:       cdf(t.latency),
+		Status:           map[string]int64{},
+		UnexpectedStatus: map[string]int64{},
+		ErrorKinds:       maps.Clone(t.errorKinds),
+		Series:           t.series.seconds(),
+		Endpoints:        []EndpointSummary{},
+		Scenarios:        t.sessions.summaries(),
 	}
 	slices.SortFunc(t.endpoints, func(a, b *endpointTally) int {
 		if a.name < b.name {
@@ -303,6 +310,9 @@ func (t *tally) summary() Summary {
 		}
 		for k, n := range es.Status {
 			s.Status[k] += n
+			if st, _ := strconv.Atoi(k); st == 0 || !e.expects(uint16(st)) {
+				s.UnexpectedStatus[k] += n
+			}
 		}
 		s.Requests += es.Requests
 		s.OK += es.OK

@@ -1,6 +1,6 @@
 package results
 
-// ErrorKind is one word of the fixed error vocabulary of DESIGN.md, stored
+// ErrorKind is one word of the fixed error vocabulary (docs/contracts.md), stored
 // as a small integer in memory and as a dictionary string on disk.
 type ErrorKind uint8
 

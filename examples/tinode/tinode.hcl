@@ -13,10 +13,10 @@
 # carries a mark: when another session receives the message, tressi records
 # the delivery and its latency from the publish (fan-out).
 #
-#   tressi apply examples/tinode -var num_sessions=100 -var ramp=10
-#   tressi apply examples/tinode -var base_url=http://tinode:6060 -var accounts=users.csv
-#   tressi apply examples/tinode -var test=MeLoadtest -var username=alice -var password=alice123
-#   tressi apply examples/tinode -var test=SingleTopicLoadtest -var topic=grpYOrcDwORhPg
+#   tressi apply examples/tinode --var num_sessions=100 --var ramp=10
+#   tressi apply examples/tinode --var base_url=http://tinode:6060 --var accounts=users.csv
+#   tressi apply examples/tinode --var test=MeLoadtest --var username=alice --var password=alice123
+#   tressi apply examples/tinode --var test=SingleTopicLoadtest --var topic=grpYOrcDwORhPg
 #
 # base_url is Tinode's HTTP address; the sessions connect to it with ws://
 # (wss:// for https://). The built-in target (`tressi target`) speaks enough

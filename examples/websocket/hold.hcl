@@ -3,7 +3,7 @@
 # plan behind the "18,000 sessions in one process" figure in README.
 #
 #   tressi target --addr 127.0.0.1:8080 &
-#   tressi apply examples/websocket/hold.hcl -var sessions=18000 -var ramp=20s -var hold=60s
+#   tressi apply examples/websocket/hold.hcl --var sessions=18000 --var ramp=20s --var hold=60s
 
 variable "base_url" {
   type    = string
