@@ -306,13 +306,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
-		var input *exec.InputError
-		if errors.As(err, &input) {
-			return withCode(ExitInvalid, err)
-		}
-		// The engine failed to start or the run could not be recorded:
-		// nothing the plan or the flags can fix.
-		return withCode(ExitInternal, err)
+		return withCode(runErrorCode(err), err)
 	}
 	th := &s.Thresholds
 	if out.quiet && !out.json && !th.Any() {
@@ -347,6 +341,18 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		return withCode(ExitThresholds, nil)
 	}
 	return nil
+}
+
+// runErrorCode is the exit code of an error exec.Run returned: invalid
+// input when it says what the user gave was wrong; otherwise the engine
+// failed to start or the run could not be recorded, which nothing in the
+// plan or the flags can fix.
+func runErrorCode(err error) int {
+	var input *exec.InputError
+	if errors.As(err, &input) {
+		return ExitInvalid
+	}
+	return ExitInternal
 }
 
 // freeRunDir returns dir, or dir-2, dir-3, … when runs started within the

@@ -192,3 +192,20 @@ load {
 		}
 	}
 }
+
+// Run's errors map to exit codes: what the user gave was wrong (1), or the
+// run itself failed, an engine that would not start included (3).
+func TestRunErrorCodes(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{&exec.InputError{Err: fmt.Errorf("unknown engine %q", "turbo")}, ExitInvalid},
+		{fmt.Errorf("wrapped: %w", &exec.InputError{Err: fmt.Errorf("bad")}), ExitInvalid},
+		{fmt.Errorf("starting the loop engine: epoll_create1: too many open files"), ExitInternal},
+	} {
+		if got := runErrorCode(tc.err); got != tc.want {
+			t.Errorf("%v: exit %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}

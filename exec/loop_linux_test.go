@@ -151,6 +151,9 @@ func TestLoopAllocatesNothingPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 1 s run")
 	}
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	srv := serve(t, ok)
 	s := schedule(srv.addr, 0, time.Millisecond)
 	s.Model, s.Count = compile.Closed, 0
@@ -247,6 +250,9 @@ func TestLoopLargeResponses(t *testing.T) {
 func TestLoopScenarioAllocatesNothingPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 1 s run")
+	}
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
 	}
 	var bad atomic.Int64
 	srv := serve(t, func(ctx *fasthttp.RequestCtx) {

@@ -72,6 +72,9 @@ type Options struct {
 	// transport, when set, wraps every loop connection (the transport
 	// seam's own tests).
 	transport transportFactory
+	// engine, when set, replaces the chosen engine (tests of what Run does
+	// when an engine fails to start).
+	engine func(*executor) engine
 }
 
 // The engines.
@@ -164,6 +167,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	eng, err := chooseEngine(ex, opt.Engine)
 	if err != nil {
 		return nil, err
+	}
+	if opt.engine != nil {
+		eng = opt.engine(ex)
 	}
 	out.Engine, meta.Engine = eng.name(), eng.name()
 
