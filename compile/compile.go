@@ -18,6 +18,9 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Missing load block",
 			Detail: "A plan needs a load block saying how much traffic to start."}}
 	}
+	if p.Load.Search != nil {
+		return nil, searchPlanError(p)
+	}
 	ld := p.Load
 	s := &Schedule{
 		Name:       p.Name,

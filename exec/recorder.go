@@ -26,6 +26,8 @@ type recorder struct {
 	// engine keeps a P free for it).
 	background bool
 	err        error
+	// observe sees every row taken (Options.Observe); nil: none.
+	observe func(row *results.Row, ok bool)
 
 	batch []results.Row
 	// Everything below is the recorder goroutine's until done is closed.
@@ -213,12 +215,17 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	} else {
 		t.bigStatus[row.Status]++
 	}
+	ok := false
 	if row.Latency >= 0 {
 		v := min(max(row.Latency, 1), histogramMax)
 		_ = r.window.RecordValue(v) // in range by construction; merged into latency every second
 		if row.Error == results.None && expect(row.Endpoint, row.Status) {
 			t.OK++
+			ok = true
 		}
+	}
+	if r.observe != nil {
+		r.observe(row, ok)
 	}
 }
 
