@@ -30,7 +30,8 @@ func newTargetCmd(e *env) *cobra.Command {
 		Long: `Run the built-in test server until interrupted (SIGINT/SIGTERM).
 
 Routes: GET / ("ok"), /status/{code}, /delay/{ms}, /echo, POST /login -> {"token"},
-GET /me (Authorization: Bearer <token>), /bytes/{n}, and GET /__stats (request and
+GET /me (Authorization: Bearer <token>), /bytes/{n}, /queue?service=500us (one FIFO
+queue with that service time per request: capacity 1/service), and GET /__stats (request and
 connection counters as JSON). It prints "listening on http://HOST:PORT", so
 --addr 127.0.0.1:0 picks a free port that scripts can read.`,
 		Args: cobra.NoArgs,

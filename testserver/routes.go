@@ -56,6 +56,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.me(ctx)
 	case RouteBytes:
 		s.bytes(ctx, path[len(prefixBytes):])
+	case RouteQueue:
+		s.queue(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -75,6 +77,8 @@ func routeOf(path []byte) Route {
 		return RouteLogin
 	case bytes.Equal(path, pathMe):
 		return RouteMe
+	case bytes.Equal(path, pathQueue):
+		return RouteQueue
 	}
 	return RouteNotFound
 }

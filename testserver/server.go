@@ -71,6 +71,7 @@ type Server struct {
 	srv      *fasthttp.Server
 	counters counters
 	auth     auth
+	fifo     fifo // the /queue route's single server
 
 	// stallUntil is the end of the current stall window in Unix ns (0: none).
 	stallUntil atomic.Int64

@@ -19,11 +19,12 @@ const (
 	RouteLogin                 // /login
 	RouteMe                    // /me
 	RouteBytes                 // /bytes/{n}
+	RouteQueue                 // /queue?service=DURATION
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "queue", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {
