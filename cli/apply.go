@@ -62,6 +62,11 @@ func newApply(e *env) *cobra.Command {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
 			}
+			if p, files, diags := searchPlanAt(e, planPath(args), &f); p != nil {
+				opt.OutDir = out
+				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
+				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet})
+			}
 			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f)
 			if err != nil {
 				return err

@@ -58,6 +58,9 @@ func runReport(e *env, args []string, o reportOptions) error {
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
 	}
+	if len(args) == 1 && len(o.baseline) == 0 && report.IsSearchRun(args[0]) {
+		return runSearchReport(e, args[0], format, o.out)
+	}
 	rep, err := report.Build(args, report.Options{Baseline: o.baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {
 		return withCode(ExitInvalid, err)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -91,11 +92,11 @@ const (
 func (p *Probe) FillFigures(t *Tally) {
 	p.Requests, p.Responses = t.Rows, t.Responses
 	p.Achieved = round3(t.Achieved())
-	p.P50Ms, p.P99Ms = ms(t.Quantile(50)), ms(t.Quantile(99))
+	p.P50Ms, p.P99Ms = toMs(t.Quantile(50)), toMs(t.Quantile(99))
 	p.ErrorRate = round6(t.ErrorRate())
 }
 
-func ms(d time.Duration) float64 {
+func toMs(d time.Duration) float64 {
 	if d < 0 {
 		return -1
 	}
@@ -192,12 +193,15 @@ func (r *Record) settle(b Bounds) {
 // write saves the record atomically, so a search killed between probes
 // leaves the record of every probe it finished.
 func (r *Record) write(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "p99 <= 50ms" stays readable
+	if err := enc.Encode(r); err != nil {
 		return err
 	}
 	tmp := filepath.Join(dir, File+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, File))

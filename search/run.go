@@ -106,8 +106,10 @@ func runProbe(ctx context.Context, p *plan.Plan, opt Options, index int, value f
 		th = *p.Thresholds
 	}
 	// The search judges the probe itself (warmup excluded); exec must not
-	// stop it on a warmup error nor judge the warmup in.
-	s.Thresholds = plan.Thresholds{}
+	// stop it on a warmup error nor judge the warmup in. The probe's
+	// plan.tplan keeps the thresholds, for reports.
+	run := *s
+	run.Thresholds = plan.Thresholds{}
 	closed := s.Model == compile.Closed
 	j := NewJudge(th, closed, dues(s), sr.Warmup, sr.Warmup+sr.Hold)
 
@@ -121,7 +123,7 @@ func runProbe(ctx context.Context, p *plan.Plan, opt Options, index int, value f
 	if opt.TPlan != nil {
 		eo.TPlan = opt.TPlan(s)
 	}
-	out, err := exec.Run(ctx, s, eo)
+	out, err := exec.Run(ctx, &run, eo)
 	if err != nil {
 		return nil, fmt.Errorf("probe %d at %g: %w", index, value, err)
 	}
