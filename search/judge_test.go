@@ -179,7 +179,7 @@ func TestWilsonLower(t *testing.T) {
 	}{
 		{0, 100, 0, 0.0001},
 		{100, 100, 0.9, 1},
-		{50, 1000, 0.03, 0.05},   // 5% observed: the 3σ lower end is near 3.4%
+		{50, 1000, 0.03, 0.05},  // 5% observed: the 3σ lower end is near 3.4%
 		{15, 1000, 0.005, 0.01}, // 1.5% observed is not 3σ above 1%
 	} {
 		if got := wilsonLower(c.k, c.n, 3); got < c.min || got > c.max {
