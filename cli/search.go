@@ -99,17 +99,14 @@ func planSearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Diag
 	fmt.Fprintf(w, "  pass when    %s\n", strings.Join(sum.Criteria, ", "))
 	fmt.Fprintf(w, "  worst case   %v (%d × (%v + %v) + %d × %v), plus each probe's in-flight requests draining\n",
 		worstCase(sr), sr.MaxProbes, sr.Warmup, sr.Hold, sr.MaxProbes-1, sr.Cooldown)
-	fmt.Fprintf(w, "  requests     %s at %g %s, %s at %g %s (per probe, warmup included)\n",
-		requestsOf(sum.FirstProbe), ladder[0], sum.Unit, requestsOf(sum.LastLadderProbe), ladder[len(ladder)-1], sum.Unit)
+	if sum.Model == plan.ModelClosed {
+		fmt.Fprintf(w, "  requests     as many as the users get answered (closed model, think %v)\n", p.Load.Think)
+	} else {
+		fmt.Fprintf(w, "  requests     %d at %g %s, %d at %g %s (per probe, warmup included)\n",
+			sum.FirstProbe.Requests, ladder[0], sum.Unit, sum.LastLadderProbe.Requests, ladder[len(ladder)-1], sum.Unit)
+	}
 	fmt.Fprintf(w, "\nRun it with: tressi apply %s\n", p.Path)
 	return nil
-}
-
-func requestsOf(s compile.Summary) string {
-	if s.Model == plan.ModelClosed {
-		return "as many as the users get answered"
-	}
-	return fmt.Sprintf("%d requests", s.Requests)
 }
 
 func joinValues(vs []float64, unit string) string {
