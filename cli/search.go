@@ -94,7 +94,7 @@ func planSearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Diag
 	fmt.Fprintf(w, "  values       from %g to %g %s\n", sum.From, sum.To, sum.Unit)
 	fmt.Fprintf(w, "  growth       ×%g per probe until one fails: %s\n", sum.Growth, joinValues(ladder, sum.Unit))
 	fmt.Fprintf(w, "  then         bisect until min_failing − max_rate ≤ %g%% of max_rate\n", 100*sum.Precision)
-	fmt.Fprintf(w, "  probes       at most %d, each %v warmup (sent, not judged) + %v hold, %v cool-down between\n",
+	fmt.Fprintf(w, "  probes       at most %d, each %v warmup (its first half a ramp from 0; sent, not judged) + %v hold, %v cool-down between\n",
 		sum.MaxProbes, sr.Warmup, sr.Hold, sr.Cooldown)
 	fmt.Fprintf(w, "  pass when    %s\n", strings.Join(sum.Criteria, ", "))
 	fmt.Fprintf(w, "  worst case   %v (%d × (%v + %v) + %d × %v), plus each probe's in-flight requests draining\n",

@@ -40,7 +40,7 @@ load {
     growth     = 2
     precision  = 0.05
     max_probes = 10
-    warmup     = "1s"
+    warmup     = "2s"
     hold       = "5s"
     cooldown   = "1s"
   }
