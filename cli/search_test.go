@@ -12,8 +12,8 @@ import (
 
 func TestPlanSearchShowsBoundsAndWorstCase(t *testing.T) {
 	code, out, errs := run(t, nil, "plan", "testdata/search/search.hcl")
-	if code != ExitOK || errs != "" {
-		t.Fatalf("exit %d, stderr %q", code, errs)
+	if code != ExitOK || !strings.Contains(errs, "Warning: Few requests per probe") {
+		t.Fatalf("exit %d, stderr %q: want the short-hold warning (40 req/s × 1.2s is 48 requests for a p99)", code, errs)
 	}
 	golden(t, "search/plan.txt", out)
 

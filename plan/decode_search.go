@@ -150,16 +150,53 @@ func checkSearchLoad(ld *LoadProfile) hcl.Diagnostics {
 
 // checkSearchThresholds requires a pass criterion: a search looks for the
 // highest value its probes pass, and without thresholds every probe passes.
+// It also warns when the first probe's hold is too short for the highest
+// percentile judged to mean much.
 func checkSearchThresholds(p *Plan) hcl.Diagnostics {
 	t := p.Thresholds
 	if t != nil && (t.ErrorRate > 0 || t.ErrorCount > 0 || len(t.StatusCodes) > 0 ||
 		t.P50 > 0 || t.P90 > 0 || t.P95 > 0 || t.P99 > 0 || t.P999 > 0) {
-		return nil
+		return shortHoldWarning(p)
 	}
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagError,
 		Summary:  "Search without thresholds",
 		Detail:   "A search finds the highest value whose probes pass the plan's thresholds, so it needs at least one, such as `thresholds {\n  p99 = \"50ms\"\n  error_rate = 0.01\n}`.",
 		Subject:  p.Load.Search.DeclRange.Ptr(),
+	}}
+}
+
+// shortHoldWarning: in the open model the lowest probe judges from × hold
+// requests, and a q-th percentile over fewer than 10 / (1 − q) of them rests
+// on a handful of samples.
+func shortHoldWarning(p *Plan) hcl.Diagnostics {
+	sr, t := p.Load.Search, p.Thresholds
+	if p.Load.Model == ModelClosed {
+		return nil
+	}
+	q, name := 0.0, ""
+	for _, l := range []struct {
+		name string
+		q    float64
+		set  bool
+	}{{"p50", 50, t.P50 > 0}, {"p90", 90, t.P90 > 0}, {"p95", 95, t.P95 > 0}, {"p99", 99, t.P99 > 0}, {"p999", 99.9, t.P999 > 0}} {
+		if l.set {
+			q, name = l.q, l.name
+		}
+	}
+	if q == 0 {
+		return nil
+	}
+	need := 10 / (1 - q/100)
+	judged := sr.From * sr.Hold.Seconds()
+	if judged >= need {
+		return nil
+	}
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagWarning,
+		Summary:  "Few requests per probe",
+		Detail: fmt.Sprintf("At from = %g req/s, a %v hold judges about %.0f requests, but %s over fewer than %.0f rests on a handful of samples. Lengthen hold to %v or more, or raise from.",
+			sr.From, sr.Hold, judged, name, need, time.Duration(need/sr.From*float64(time.Second)).Round(100*time.Millisecond)),
+		Subject: sr.DeclRange.Ptr(),
 	}}
 }

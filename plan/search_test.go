@@ -1,9 +1,12 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
 )
 
 const searchHCL = `
@@ -102,5 +105,29 @@ func TestSearchErrors(t *testing.T) {
 				t.Fatalf("want %q in:\n%s", tc.want, describe(diags))
 			}
 		})
+	}
+}
+
+func TestSearchShortHoldWarning(t *testing.T) {
+	few := func(src string) *hcl.Diagnostic {
+		t.Helper()
+		_, _, diags := Load(Options{Path: "p.hcl", FS: fstest.MapFS{"p.hcl": {Data: []byte(src)}}})
+		if diags.HasErrors() {
+			t.Fatal(describe(diags))
+		}
+		for _, d := range diags {
+			if d.Summary == "Few requests per probe" {
+				return d
+			}
+		}
+		return nil
+	}
+	src := strings.Replace(searchHCL, "to   = 5000", "to   = 5000\n    hold = \"5s\"", 1)
+	src = strings.Replace(src, "from = 100", "from = 50", 1) // 250 judged requests for a p99
+	if d := few(src); d == nil || !strings.Contains(d.Detail, "Lengthen hold to 20s") {
+		t.Fatalf("want the warning with a 20s hold, got %v", d)
+	}
+	if d := few(searchHCL); d != nil { // 100 req/s × 10 s = 1000: enough
+		t.Fatalf("unexpected: %v", d)
 	}
 }
