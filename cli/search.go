@@ -121,7 +121,7 @@ func joinValues(vs []float64, unit string) string {
 // one run directory and prints the search report. Exit 0 when some value
 // passed, 2 when none did, 130 when interrupted.
 func applySearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Diagnostics, f *planFlags, opt exec.Options, out runOutput) error {
-	if !f.json {
+	if !f.json && !out.quiet {
 		writeDiagnostics(e.stderr, files, diags, false) // warnings
 	}
 	if opt.Shard.Count > 1 || !opt.StartAt.IsZero() {

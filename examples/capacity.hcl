@@ -5,7 +5,7 @@
 #
 #   tressi plan  examples/capacity.hcl     # probe bounds and worst-case time
 #   tressi apply examples/capacity.hcl     # runs the probes, prints max_rate
-#   tressi apply examples/capacity.hcl -var model=closed -var from=10 -var to=1000
+#   tressi apply examples/capacity.hcl --var model=closed --var from=10 --var to=1000
 #                                          # users instead of rates (think 0)
 
 variable "base_url" {
