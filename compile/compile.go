@@ -19,6 +19,9 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Missing load block",
 			Detail: "A plan needs a load block saying how much traffic to start."}}
 	}
+	if p.Load.Search != nil {
+		return nil, searchPlanError(p)
+	}
 	ld := p.Load
 	s := &Schedule{
 		Name:       p.Name,
@@ -31,7 +34,7 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		s.Selection = plan.SelectWeighted
 	}
 	if p.Thresholds != nil {
-		s.Thresholds = thresholds(p.Thresholds)
+		s.Thresholds = Thresholds(p.Thresholds)
 	}
 	for _, st := range ld.Stages {
 		s.Duration += st.Duration

@@ -75,6 +75,20 @@ type Options struct {
 	// engine, when set, replaces the chosen engine (tests of what Run does
 	// when an engine fails to start).
 	engine func(*executor) engine
+	// Probe is written to the results' metadata (results.KeyProbe) when a
+	// capacity search runs this schedule as one of its probes.
+	Probe string
+	// Observe, when set, sees every row as the recorder takes it (ok: a
+	// response with an expected status), on the recorder's goroutine. It
+	// must not keep row.
+	Observe func(row *results.Row, ok bool)
+	// Watch, when set, is asked on every monitor tick (250 ms) whether the
+	// run must stop: a non-empty answer ends it early with that reason, as
+	// a live threshold would, whatever thresholds.abort says. now is the
+	// run's clock; completed counts the outcomes so far (every row but
+	// not_sent), read when called, so a caller can order it after its own
+	// reads.
+	Watch func(now int64, completed func() int64) (stop string)
 }
 
 // The engines.
@@ -184,7 +198,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: scenarioSteps(s),
+		Scenarios: scenarioSteps(s), Probe: opt.Probe,
 	}, names)
 	if err != nil {
 		return nil, err
@@ -198,6 +212,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 
 	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
+	ex.rec.observe = opt.Observe
 	if eng.background() {
 		// The engine holds its Ps; the recorder gets one of its own even
 		// on one core, and idle priority there (see recorder.run).
@@ -220,7 +235,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		<-ex.rec.done
 		return nil, err
 	}
-	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration}
+	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()

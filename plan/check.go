@@ -38,6 +38,9 @@ func (l *loader) checkPlan(p *Plan, files []string) {
 			Subject:  start,
 		})
 	}
+	if p.Load != nil && p.Load.Search != nil {
+		l.diags = append(l.diags, checkSearchThresholds(p)...)
+	}
 }
 
 // hadBlocks reports whether any block of the given types was declared, even

@@ -194,6 +194,9 @@ type LoadProfile struct {
 	Seed      uint64        // default 1
 	Think     time.Duration // closed model: pause between a user's iterations
 	Stages    []Stage
+	// Search, when set, replaces the stages: tressi apply runs probes at
+	// constant values until it finds the highest one the thresholds pass.
+	Search    *Search
 	DeclRange hcl.Range
 }
 

@@ -126,7 +126,7 @@ var loadSchema = &hcl.BodySchema{
 		{Name: "seed"},
 		{Name: "think"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}, {Type: "search"}},
 }
 
 var stageSchema = &hcl.BodySchema{

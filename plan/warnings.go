@@ -27,6 +27,9 @@ func capacityWarnings(p *Plan) hcl.Diagnostics {
 	for _, st := range p.Load.Stages {
 		peak = math.Max(peak, math.Max(st.From, st.To))
 	}
+	if p.Load.Search != nil {
+		peak = p.Load.Search.To // the highest probe a search may run
+	}
 	if p.Load.Model == ModelClosed {
 		return closedWarnings(p, peak)
 	}

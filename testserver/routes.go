@@ -60,6 +60,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.wsEcho(ctx)
 	case RouteTinode:
 		s.tinodeChannel(ctx)
+	case RouteQueue:
+		s.queue(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -83,6 +85,8 @@ func routeOf(path []byte) Route {
 		return RouteWSEcho
 	case bytes.Equal(path, pathChannels):
 		return RouteTinode
+	case bytes.Equal(path, pathQueue):
+		return RouteQueue
 	}
 	return RouteNotFound
 }

@@ -87,6 +87,7 @@ type Server struct {
 	counters counters
 	auth     auth
 	tinode   *tinodeHub
+	fifo     fifo // the /queue route's single server
 
 	// stallUntil is the end of the current stall window in Unix ns (0: none).
 	stallUntil atomic.Int64
