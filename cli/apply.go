@@ -46,7 +46,9 @@ func newApply(e *env) *cobra.Command {
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
 			"The first Ctrl-C stops starting requests and keeps the results (exit 130); a second\n" +
 			"exits at once. Exit 2 when a threshold failed or ended the run early, or when not one\n" +
-			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).",
+			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).\n" +
+			"A plan whose load has a search block runs its probes instead, into one run directory\n" +
+			"(search.json + probe-NN/), and prints max_rate; exit 2 when no probe passed.",
 		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
 			"  tressi apply run.tplan -o runs/today -q\n" +
 			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
@@ -67,6 +69,11 @@ func newApply(e *env) *cobra.Command {
 				if opt.StartAt, err = time.Parse(time.RFC3339Nano, startAt); err != nil {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
+			}
+			if p, files, diags := searchPlanAt(e, planPath(args), &f); p != nil {
+				opt.OutDir = out
+				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
+				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet})
 			}
 			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f, !quiet && !f.json)
 			if err != nil {

@@ -61,6 +61,9 @@ func runReport(e *env, args []string, o reportOptions) error {
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
 	}
+	if len(args) == 1 && len(o.baseline) == 0 && report.IsSearchRun(args[0]) {
+		return runSearchReport(e, args[0], format, o.out)
+	}
 	for _, path := range append(append([]string{}, args...), o.baseline...) {
 		if what := notResults(path); what != "" {
 			return withCode(ExitInvalid, errors.New(what))

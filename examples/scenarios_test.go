@@ -22,7 +22,6 @@ func TestScenarioExamplesRun(t *testing.T) {
 		requests int64 // 0: only check every request succeeded
 	}{
 		{"login.hcl", []string{"rate=20", "duration=500ms", "calls=3", "think=20ms"}, 10, 40},
-		{"tinode", []string{"num_sessions=12", "ramp=1", "publish_count=4", "publish_interval=20"}, 12, 12 * 6},
 		{"artillery.hcl", []string{"warmup=300ms", "ramp=300ms", "sustain=400ms", "warmup_rate=10", "sustained_rate=30", "think=50ms"}, 0, 0},
 	} {
 		t.Run(tc.path, func(t *testing.T) {

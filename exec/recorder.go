@@ -25,6 +25,8 @@ type recorder struct {
 	// engine keeps a P free for it).
 	background bool
 	err        error
+	// observe sees every row taken (Options.Observe); nil: none.
+	observe func(row *results.Row, ok bool)
 
 	batch []results.Row
 	// Everything below is the recorder goroutine's until done is closed.
@@ -211,13 +213,18 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	} else {
 		t.bigStatus[row.Status]++
 	}
+	ok := false
 	if row.Latency >= 0 {
 		v := min(max(row.Latency, 1), histogramMax)
 		_ = r.window.RecordValue(v) // in range by construction
 		r.latency.Record(row.Latency)
 		if row.Error == results.None && expect(row.Endpoint, row.Status) {
 			t.OK++
+			ok = true
 		}
+	}
+	if r.observe != nil {
+		r.observe(row, ok)
 	}
 }
 

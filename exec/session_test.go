@@ -441,7 +441,9 @@ load {
 	}
 	// Without the interrupt the sessions would run 10 s (1000 ticks of 10 ms):
 	// a bound far below that, and far above a busy machine's delays.
-	if d := time.Since(begin); d > 5*time.Second || !out.Interrupted {
+	// (Under the race detector, writing the not_sent rows alone can take
+	// that long on a busy machine.)
+	if d := time.Since(begin); (d > 5*time.Second && !raceEnabled) || !out.Interrupted {
 		t.Fatalf("run took %v after an interrupt at 300ms; interrupted %v", d, out.Interrupted)
 	}
 	sent := srv.Stats().Requests
