@@ -32,6 +32,9 @@ type Options struct {
 	Progress io.Writer     // live progress; nil: none
 	Terminal bool          // Progress is a terminal: redraw one line instead of printing lines
 	Grace    time.Duration // how long in-flight requests may finish after a stop; default 2s
+	// StartTolerance is how late StartAt may be reached before the run
+	// refuses (a LateStartError); default DefaultStartTolerance.
+	StartTolerance time.Duration
 	// MaxBodySample is how much of a sampled response body is kept;
 	// default results.SampleBodyLimit.
 	MaxBodySample int
@@ -106,6 +109,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if opt.Shard.Count == 0 {
 		opt.Shard = results.Shard{Index: 0, Count: 1}
 	}
+	if opt.StartTolerance <= 0 {
+		opt.StartTolerance = DefaultStartTolerance
+	}
+	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
+		return nil, err
+	}
 	if err := makeRunDir(opt.OutDir); err != nil {
 		return nil, err
 	}
@@ -130,6 +139,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// start-up garbage does (a long run would otherwise peak at whatever
 	// the start-up left, plus a run's worth of growth).
 	debug.FreeOSMemory()
+	// Checked again after the set-up, which may have taken a while: the
+	// run directory then says why it holds no results.
+	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
+		meta.Start, meta.End, meta.ExitStatus = out.Start, time.Now(), "late_start"
+		_ = meta.write(opt.OutDir)
+		return nil, err
+	}
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
@@ -264,6 +280,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	ex.th.final(ex.rec.quantile)
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
+	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.ExitStatus = exitStatus(out, werr)
 	if err := meta.write(opt.OutDir); werr == nil && err != nil {
