@@ -37,6 +37,10 @@ func newApply(e *env) *cobra.Command {
 		startAt string
 		cpuProf string
 		engine  string
+		// expectHash is the schedule the shard must run; startTolerance how
+		// late it may reach --start-at.
+		expectHash     string
+		startTolerance time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE.tplan or PATH]",
@@ -47,7 +51,7 @@ func newApply(e *env) *cobra.Command {
 			"exits at once. Exit 2 when a threshold failed or ended the run early.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine}
+			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine, StartTolerance: startTolerance}
 			var err error
 			if engine != "" && engine != exec.EngineLoop && engine != exec.EngineFasthttp {
 				return withCode(ExitInvalid, fmt.Errorf("--engine %q: want %s or %s", engine, exec.EngineLoop, exec.EngineFasthttp))
@@ -62,9 +66,15 @@ func newApply(e *env) *cobra.Command {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
 			}
+			if startTolerance <= 0 {
+				return withCode(ExitInvalid, fmt.Errorf("--start-tolerance %s: want a duration above zero, such as 1s", startTolerance))
+			}
 			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f)
 			if err != nil {
 				return err
+			}
+			if err := checkExpectedHash(expectHash, s.Hash); err != nil {
+				return withCode(ExitInvalid, err)
 			}
 			opt.TPlan = tplan
 			opt.CommandLine = commandLine(cmd, args, f.vars, sensitive)
@@ -85,6 +95,9 @@ func newApply(e *env) *cobra.Command {
 	fl.BoolVar(&quiet, "quiet", false, "print neither progress nor the summary")
 	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
 	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
+	fl.StringVar(&expectHash, "expect-hash", "", "refuse to run unless the plan compiles to this schedule `hash` (as tressi plan prints it):\n"+
+		"shards that compile the plan's sources themselves then all run one schedule")
+	fl.DurationVar(&startTolerance, "start-tolerance", exec.DefaultStartTolerance, "refuse to run when --start-at has passed by more than this")
 	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
 		"fasthttp (TLS, scenarios); default: loop wherever it can run the plan")
 	// A developer's flag: profile the executor on a real run.
