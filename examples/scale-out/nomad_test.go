@@ -168,7 +168,7 @@ var nomadGiven = map[string]cty.Value{
 	"run":           cty.StringVal("r1"),
 }
 
-// nomadShards is the checked shape of nomad/shards.nomad.hcl.
+// nomadShards is the checked shape of nomad/shards.nomad.
 type nomadShards struct {
 	j      nomadJob
 	group  *hclsyntax.Body
@@ -179,7 +179,7 @@ type nomadShards struct {
 
 func loadNomadShards(t *testing.T) nomadShards {
 	t.Helper()
-	j := parseNomad(t, "nomad/shards.nomad.hcl", nomadGiven)
+	j := parseNomad(t, "nomad/shards.nomad", nomadGiven)
 	job := j.one(t, j.body, "job")
 	if typ := j.str(t, job, "type"); typ != "batch" {
 		t.Errorf("job type %q, want batch", typ)
@@ -302,7 +302,7 @@ func TestNomadShardsAreSizedFromThePlan(t *testing.T) {
 
 func TestNomadMergeReadsEveryShard(t *testing.T) {
 	n := loadNomadShards(t)
-	j := parseNomad(t, "nomad/merge.nomad.hcl", map[string]cty.Value{"run": nomadGiven["run"]})
+	j := parseNomad(t, "nomad/merge.nomad", map[string]cty.Value{"run": nomadGiven["run"]})
 	group := j.one(t, j.one(t, j.body, "job"), "group")
 	task := j.one(t, group, "task")
 	args := j.strings(t, j.one(t, task, "config"), "args")

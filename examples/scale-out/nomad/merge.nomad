@@ -2,7 +2,7 @@
 # all of them, exact (row by row), with the plan's thresholds judged on the
 # whole load; the task exits 2 when one fails.
 #
-#   nomad job run -var run=r1 merge.nomad.hcl
+#   nomad job run -var run=r1 merge.nomad
 #   nomad alloc logs -job tressi-merge
 
 variable "image" {

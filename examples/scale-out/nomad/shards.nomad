@@ -2,7 +2,7 @@
 # starting at the same wall-clock instant. Walk-through: ../README.md.
 #
 #   nomad job run -var start_at=2026-01-01T12:00:00Z -var run=r1 \
-#     -var schedule_hash=sha256:… shards.nomad.hcl     # from examples/scale-out/
+#     -var schedule_hash=sha256:… shards.nomad     # from examples/scale-out/
 #
 # The plan's sources travel inside the job (file() reads them when the job is
 # submitted; a template writes them into the task), and every shard compiles
