@@ -38,7 +38,9 @@ func checkStart(startAt, now time.Time, tolerance time.Duration) error {
 		tolerance = DefaultStartTolerance
 	}
 	if late := now.Sub(startAt); late > tolerance {
-		return &LateStartError{StartAt: startAt, Late: late, Tolerance: tolerance}
+		// An input error: the command line asked for a start that has
+		// passed (exit 1), not something that went wrong inside.
+		return &InputError{Err: &LateStartError{StartAt: startAt, Late: late, Tolerance: tolerance}}
 	}
 	return nil
 }
