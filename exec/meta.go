@@ -26,12 +26,19 @@ type Meta struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	CommandLine string    `json:"command_line,omitempty"`
-	ExitStatus  string    `json:"exit_status"` // ok, thresholds_failed, early_exit, interrupted, error
+	ExitStatus  string    `json:"exit_status"` // ok, thresholds_failed, early_exit, interrupted, error, late_start
 	Requests    int64     `json:"requests"`
 	Sent        int64     `json:"sent"`
 	OK          int64     `json:"ok"`
 	Thresholds  []string  `json:"threshold_failures,omitempty"`
 	TLS         *MetaTLS  `json:"tls,omitempty"`
+
+	// FirstSend is when the first request went out, and FirstSendSkewMs how
+	// far that was from its due instant: how this shard's start lined up
+	// with the schedule it shares with the others (Start is instant zero).
+	FirstSend       *time.Time `json:"first_send,omitempty"`
+	FirstSendSkewMs *float64   `json:"first_send_skew_ms,omitempty"`
+	StartTolerance  string     `json:"start_tolerance,omitempty"`
 }
 
 // MetaTLS is what meta.json says of a run's TLS: how many handshakes, how
