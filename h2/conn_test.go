@@ -196,8 +196,10 @@ func TestInterimResponsesAreSkipped(t *testing.T) {
 func TestProtocolErrorsFailTheConnection(t *testing.T) {
 	cases := map[string]func(fr *http2.Framer){
 		"data on a stream never opened": func(fr *http2.Framer) { fr.WriteData(9, true, []byte("x")) },
-		"push promise":                  func(fr *http2.Framer) { fr.WritePushPromise(http2.PushPromiseParam{StreamID: 1, PromiseID: 2, BlockFragment: []byte{0x88}, EndHeaders: true}) },
-		"window overflow":               func(fr *http2.Framer) { fr.WriteWindowUpdate(0, 1<<31-1) },
+		"push promise": func(fr *http2.Framer) {
+			fr.WritePushPromise(http2.PushPromiseParam{StreamID: 1, PromiseID: 2, BlockFragment: []byte{0x88}, EndHeaders: true})
+		},
+		"window overflow": func(fr *http2.Framer) { fr.WriteWindowUpdate(0, 1<<31-1) },
 	}
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -248,5 +250,3 @@ func TestConnectionSpecificFieldsAreDropped(t *testing.T) {
 		t.Fatalf("server saw %v, want only X-Keep", seen)
 	}
 }
-
-

@@ -61,7 +61,7 @@ func FuzzFeed(f *testing.F) {
 
 type countingHandler struct{ closed, bytes int }
 
-func (h *countingHandler) Response(*Stream, int) bool { return false }
+func (h *countingHandler) Response(*Stream, int) bool    { return false }
 func (h *countingHandler) Field(*Stream, string, string) {}
 func (h *countingHandler) Data(_ *Stream, p []byte)      { h.bytes += len(p) }
 func (h *countingHandler) Closed(*Stream, error)         { h.closed++ }
