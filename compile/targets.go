@@ -19,6 +19,10 @@ func resolveTarget(t *plan.Target) (Target, string, hcl.Diagnostics) {
 		Timeout:            t.Timeout,
 		ConnectTimeout:     t.ConnectTimeout,
 		InsecureSkipVerify: t.InsecureSkipVerify,
+		MaxStreams:         t.MaxStreams,
+	}
+	if t.Protocol != plan.ProtocolHTTP1 {
+		out.Protocol = t.Protocol
 	}
 	if out.Connections <= 0 {
 		out.Connections = plan.DefaultConnections

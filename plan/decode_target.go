@@ -17,6 +17,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		Connection:     ConnectionPool,
 		Timeout:        DefaultTimeout,
 		ConnectTimeout: DefaultConnectTimeout,
+		Protocol:       ProtocolHTTP1,
 		DeclRange:      b.DefRange,
 	}
 	attrs := content.Attributes
@@ -55,6 +56,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		t.InsecureSkipVerify = skip
 		diags = append(diags, d...)
 	}
+	diags = append(diags, l.decodeProtocol(attrs, t)...)
 	if prev, dup := l.targets[t.Name]; dup {
 		diags = append(diags, duplicate("target", t.Name, b.DefRange, prev.DeclRange))
 		return nil, diags

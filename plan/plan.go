@@ -61,8 +61,22 @@ type Target struct {
 	ConnectTimeout     time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
+	Protocol           string // ProtocolHTTP1 (default), ProtocolH2, ProtocolH2C or ProtocolAuto
+	MaxStreams         int    // concurrent HTTP/2 streams per connection; 0: what the server allows, capped
 	DeclRange          hcl.Range
 }
+
+// The protocols a target speaks.
+const (
+	ProtocolHTTP1 = "http1" // HTTP/1.1
+	ProtocolH2    = "h2"    // HTTP/2 over TLS, chosen by ALPN
+	ProtocolH2C   = "h2c"   // cleartext HTTP/2 with prior knowledge
+	ProtocolAuto  = "auto"  // over TLS, ALPN chooses h2 or HTTP/1.1; over http, HTTP/1.1
+)
+
+// MaxStreamsLimit caps max_streams: more streams per connection than this
+// only hide a server's queue behind one socket.
+const MaxStreamsLimit = 1000
 
 // Default target settings.
 const (

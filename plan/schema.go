@@ -35,6 +35,8 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "timeout"},
 		{Name: "connect_timeout"},
 		{Name: "headers"},
+		{Name: "protocol"},
+		{Name: "max_streams"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
