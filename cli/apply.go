@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -299,13 +300,16 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
-		if o == nil {
+		var input *exec.InputError
+		if errors.As(err, &input) {
 			return withCode(ExitInvalid, err)
 		}
+		// The engine failed to start or the run could not be recorded:
+		// nothing the plan or the flags can fix.
 		return withCode(ExitInternal, err)
 	}
 	th := &s.Thresholds
-	if out.quiet && !out.json && !report.HasThresholds(th) {
+	if out.quiet && !out.json && !th.Any() {
 		// Nothing to print and no threshold to judge: reading the results
 		// back would only cost time (a second per five million rows).
 		if o.Interrupted {
@@ -325,10 +329,12 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	if err != nil {
 		return withCode(ExitInternal, err)
 	}
+	// The exit code comes from the run's one verdict (exec's, which
+	// meta.json holds too), not from a second evaluation.
 	switch {
 	case o.Interrupted:
 		return withCode(ExitInterrupted, nil)
-	case !rep.ThresholdsPassed():
+	case !o.Passed():
 		return withCode(ExitThresholds, nil)
 	}
 	return nil
@@ -347,17 +353,14 @@ func freeRunDir(dir string) string {
 }
 
 // reportRun summarises the finished run with the same code as `tressi
-// report`, adding what only the live run knows: an early exit or an
-// interruption, which fail the run whatever the end-of-run numbers say.
-func reportRun(o *exec.Outcome, th *plan.Thresholds) (*report.Report, error) {
+// report`; its thresholds are the run's verdict (the outcome's), which
+// also says what only the live run knows: an early exit.
+func reportRun(o *exec.Outcome, th *results.Thresholds) (*report.Report, error) {
 	rep, err := report.Build([]string{o.Dir}, report.Options{Thresholds: th})
 	if err != nil {
 		return nil, fmt.Errorf("summarising the run in %s: %w", o.Dir, err)
 	}
-	if o.EarlyExit {
-		rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{
-			Name: "early_exit", OK: false, Detail: strings.Join(o.ThresholdFailures, "; ")})
-	}
+	rep.Thresholds = o.Thresholds
 	if o.Interrupted {
 		rep.Warnings = append(rep.Warnings, "interrupted: requests in flight are recorded as interrupted, unstarted ones as not_sent")
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
+	"github.com/tressi/tressi/results"
 )
 
 func init() { register(newReportCmd) }
@@ -104,7 +104,7 @@ func isTerminal(w io.Writer) bool {
 // runThresholds reads the plan's thresholds from a run directory's
 // plan.tplan, so an offline report judges the run as apply did; nil when
 // there is none.
-func runThresholds(path string) *plan.Thresholds {
+func runThresholds(path string) *results.Thresholds {
 	fh, err := os.Open(filepath.Join(path, exec.PlanFile))
 	if err != nil {
 		return nil

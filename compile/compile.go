@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
 // Compile turns a validated plan into its schedule. It is pure: the same
@@ -24,13 +25,13 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		Seed:       ld.Seed,
 		Selection:  ld.Selection,
 		Think:      ld.Think,
-		Thresholds: plan.Thresholds{Abort: true},
+		Thresholds: results.Thresholds{Abort: true},
 	}
 	if s.Selection == "" {
 		s.Selection = plan.SelectWeighted
 	}
 	if p.Thresholds != nil {
-		s.Thresholds = *p.Thresholds
+		s.Thresholds = thresholds(p.Thresholds)
 	}
 	for _, st := range ld.Stages {
 		s.Duration += st.Duration
@@ -245,7 +246,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 				step.Think = sc.Think
 			}
 			for _, c := range st.Captures {
-				step.Captures = append(step.Captures, Capture{Name: c.Name, Kind: c.Kind, Expr: c.Expr, Index: scope.captures[c.Name]})
+				step.Captures = append(step.Captures, Capture{Name: c.Name, Kind: CaptureKind(c.Kind), Expr: c.Expr, Index: scope.captures[c.Name]})
 			}
 			e.Steps = append(e.Steps, step)
 		}

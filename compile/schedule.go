@@ -6,9 +6,11 @@
 package compile
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
 // Model is the load model of a schedule.
@@ -56,7 +58,7 @@ type Schedule struct {
 	Users []UserSpan
 	Think time.Duration
 
-	Thresholds plan.Thresholds
+	Thresholds results.Thresholds
 
 	// Hash is the hex sha256 over the canonical schedule: everything that
 	// decides what is sent and when, nothing else.
@@ -129,7 +131,7 @@ type Target struct {
 	Addr               string // host:port to dial
 	Host               string // Host header
 	Connections        int
-	Connection         string // plan.ConnectionPool or plan.ConnectionSession
+	Connection         string // ConnectionPool or ConnectionSession
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool
@@ -162,7 +164,7 @@ type Step struct {
 // Capture extracts a value from a response into the session's capture slot Index.
 type Capture struct {
 	Name  string
-	Kind  plan.CaptureKind
+	Kind  CaptureKind
 	Expr  string
 	Index int
 }
@@ -210,4 +212,45 @@ func (s *Schedule) Row(entry int, slot uint64) []string {
 		return d.Rows[mix(s.Seed, slot, 0x726f77)%n]
 	}
 	return d.Rows[slot%n]
+}
+
+// The connection policies of a target or a scenario's sessions.
+const (
+	ConnectionPool    = plan.ConnectionPool    // requests share the target's connections
+	ConnectionSession = plan.ConnectionSession // each session dials its own and closes it at its end
+)
+
+// CaptureKind says where a captured value comes from; the values are those
+// .tplan files hold.
+type CaptureKind uint8
+
+// Capture kinds.
+const (
+	CaptureJSON   = CaptureKind(plan.CaptureJSON)   // json("a.b[0].c") on the response body
+	CaptureHeader = CaptureKind(plan.CaptureHeader) // header("X-Token")
+	CaptureRegex  = CaptureKind(plan.CaptureRegex)  // regex("token=(\\w+)"): first group, or whole match
+)
+
+// CaptureSlots lists the session capture slots the request's holes read.
+func (rq *Request) CaptureSlots() []int {
+	var used []int
+	add := func(sp *Splice) {
+		for _, h := range sp.Holes {
+			if h.Kind == plan.HoleCaptured && h.Index >= 0 && !slices.Contains(used, h.Index) {
+				used = append(used, h.Index)
+			}
+		}
+	}
+	add(&rq.URI)
+	for i := range rq.Headers {
+		add(&rq.Headers[i].Value)
+	}
+	add(&rq.Body)
+	return used
+}
+
+// thresholds is the plan's thresholds block as the results judge a run.
+func thresholds(t *plan.Thresholds) results.Thresholds {
+	return results.Thresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
+		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Abort: t.Abort}
 }

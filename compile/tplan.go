@@ -14,6 +14,7 @@ import (
 	"github.com/tressi/tressi/arrowmem"
 	"github.com/tressi/tressi/ipcguard"
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -98,7 +99,7 @@ type tplanHeader struct {
 	Entries    []Entry                  `json:"entries"`
 	Data       []Data                   `json:"data,omitempty"`
 	Users      []UserSpan               `json:"users,omitempty"`
-	Thresholds plan.Thresholds          `json:"thresholds"`
+	Thresholds results.Thresholds       `json:"thresholds"`
 	Sources    map[string][]byte        `json:"sources"`
 	PlanPath   string                   `json:"plan_path,omitempty"`
 	Variables  map[string]TPlanVariable `json:"variables,omitempty"`
@@ -254,7 +255,7 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
 // ReadTPlanThresholds reads only a .tplan's header for the plan's
 // thresholds: what a report needs, without reading and checking every slot
 // as ReadTPlan does.
-func ReadTPlanThresholds(r io.Reader) (th plan.Thresholds, err error) {
+func ReadTPlanThresholds(r io.Reader) (th results.Thresholds, err error) {
 	defer ipcguard.Recover(&err)
 	if r, err = ipcguard.Stream(r); err != nil {
 		return th, fmt.Errorf("tplan: %w", err)

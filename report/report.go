@@ -10,7 +10,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
@@ -19,7 +18,7 @@ type Options struct {
 	// Baseline, when set, is another run (or its shards) to compare with.
 	Baseline []string
 	// Thresholds are the plan's; nil reports none.
-	Thresholds *plan.Thresholds
+	Thresholds *results.Thresholds
 }
 
 // Report is a run's summary, optionally beside a baseline's.
@@ -76,7 +75,7 @@ func resolveAll(paths []string) ([]Input, error) {
 }
 
 // summarize is the single pass over every input's rows.
-func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
+func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	readers, err := openInputs(inputs)
 	if err != nil {
 		return nil, err
@@ -142,7 +141,7 @@ func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
 	var sw []string
 	s.Samples, sw = readSamples(inputs)
 	s.Warnings = append(append([]string{}, warnings...), sw...)
-	s.Thresholds = EvaluateThresholds(th, &s)
+	s.Thresholds = EvaluateThresholds(th, &s, t.latency)
 	return &s, nil
 }
 

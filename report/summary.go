@@ -219,10 +219,10 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		end := due + lat
 		t.lastEnd = max(t.lastEnd, end)
 		t.completed++
-		t.latency.record(lat)
-		ep.latency.record(lat)
+		t.latency.Record(lat)
+		ep.latency.Record(lat)
 		if svc := b.Service[i]; svc >= 0 {
-			t.service.record(svc)
+			t.service.Record(svc)
 		}
 		ok := !failed && ep.expects(st)
 		if ok {
@@ -260,9 +260,9 @@ func (t *tally) summary() Summary {
 		Completed:  t.completed,
 		BytesOut:   t.bytesOut,
 		BytesIn:    t.bytesIn,
-		Latency:    t.latency.percentiles(),
-		Service:    t.service.percentiles(),
-		LatencyCDF: t.latency.cdf(),
+		Latency:    t.latency.Percentiles(),
+		Service:    t.service.Percentiles(),
+		LatencyCDF: cdf(t.latency),
 		Status:     map[string]int64{},
 		ErrorKinds: maps.Clone(t.errorKinds),
 		Series:     t.series.seconds(),
@@ -281,7 +281,7 @@ func (t *tally) summary() Summary {
 	for _, e := range t.endpoints {
 		es := EndpointSummary{
 			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok,
-			Latency: e.latency.percentiles(), Status: e.statusMap(),
+			Latency: e.latency.Percentiles(), Status: e.statusMap(),
 		}
 		for k, n := range es.Status {
 			s.Status[k] += n

@@ -76,6 +76,24 @@ type Shard struct {
 	Index, Count int
 }
 
+// Owns reports whether slot (or closed-model user) k belongs to the shard:
+// k mod Count == Index. The zero Shard owns everything.
+func (s Shard) Owns(k uint64) bool {
+	return s.Count <= 1 || k%uint64(s.Count) == uint64(s.Index)
+}
+
+// Slots is how many of the first n slots (or users) the shard owns.
+func (s Shard) Slots(n int64) int64 {
+	if s.Count <= 1 {
+		return n
+	}
+	own := n / int64(s.Count)
+	if int64(s.Index) < n%int64(s.Count) {
+		own++
+	}
+	return own
+}
+
 func (s Shard) String() string {
 	if s.Count == 0 {
 		return "0/1"
