@@ -40,6 +40,7 @@ type lconn struct {
 	rlen     int
 	codec    codec
 	tr       transport // nil: plain socket
+	mux      *h2mux    // an HTTP/2 connection's streams; nil: one job at a time
 	// owner is the session whose own connection this is
 	// (connection = "session"), -1 for a pool connection.
 	owner int32
@@ -106,7 +107,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused = fd, t, 0, false, nil, -1, false
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.mux = fd, t, 0, false, nil, -1, false, nil
 	return c
 }
 
@@ -120,6 +121,10 @@ func (l *evloop) connected(c *lconn) {
 	}
 	c.state = connBusy
 	l.setOut(c, false)
+	if c.t.proto == protoH2C {
+		l.startMux(c)
+		return
+	}
 	l.write(c)
 }
 
@@ -136,7 +141,14 @@ func (l *evloop) pump(c *lconn) {
 	case connHandshaking:
 		if c.tr.Ready() {
 			c.state = connBusy
-			l.write(c)
+			switch {
+			case c.t.proto != protoHTTP1 && alpn(c.tr) == "h2":
+				l.startMux(c)
+			case c.t.proto == protoH2:
+				l.fail(c, errNoH2)
+			default:
+				l.write(c)
+			}
 		}
 	case connBusy:
 		l.plaintext(c)
@@ -164,6 +176,10 @@ func (l *evloop) prepare(c *lconn) {
 // write sends what is left of c's request, through its transport if it
 // has one.
 func (l *evloop) write(c *lconn) {
+	if c.mux != nil {
+		l.muxFlush(c)
+		return
+	}
 	if c.sent < 0 {
 		c.sent = l.ex.clock.now()
 	}
@@ -296,6 +312,9 @@ func (l *evloop) plaintext(c *lconn) bool {
 // exchange (or failed it). full: the last read filled the buffer, so it
 // grows.
 func (l *evloop) decode(c *lconn, full bool) bool {
+	if c.mux != nil {
+		return l.muxDecode(c, full)
+	}
 	used, done, err := c.codec.decode(c.rbuf[:c.rlen])
 	if err != nil {
 		l.fail(c, err)
@@ -328,6 +347,10 @@ func (l *evloop) decode(c *lconn, full bool) bool {
 
 // eof handles the peer's close of a busy connection.
 func (l *evloop) eof(c *lconn) {
+	if c.mux != nil {
+		l.failMux(c, nil)
+		return
+	}
 	if c.state != connBusy {
 		l.fail(c, io.ErrUnexpectedEOF)
 		return
@@ -414,6 +437,10 @@ func (l *evloop) reuse(c *lconn) {
 // out once more, on a fresh connection, recorded once. Any other failure,
 // or the same one again, is the job's row.
 func (l *evloop) fail(c *lconn, err error) {
+	if c.mux != nil {
+		l.failMux(c, err)
+		return
+	}
 	j, sent, out, in := c.job, c.sent, c.out, c.in
 	dialing := c.state == connDialing
 	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
@@ -468,9 +495,14 @@ func (l *evloop) closeConn(c *lconn) {
 		return
 	}
 	t := c.t
+	if c.mux != nil && c.mux.conn.Active() > 0 {
+		c.mux.conn.Fail(errAborted) // only at the very end: every stream ended before
+	}
 	if c.owner >= 0 {
 		l.sessions[c.owner].conns[t.idx] = nil
 		c.owner = -1
+	} else if c.mux != nil {
+		t.dropMux(c)
 	} else if c.state == connIdle {
 		for i, x := range t.idle {
 			if x == c {

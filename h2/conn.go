@@ -89,6 +89,8 @@ type Conn struct {
 	nextID  uint32
 	blocked []*Stream // streams with body bytes waiting for window
 	waiting []*Stream // flushBlocked's scratch
+	// answering counts streams whose response has begun but not ended.
+	answering int
 
 	peerMaxStreams uint32
 	peerWindow     int32 // initial stream send window from SETTINGS
@@ -120,6 +122,9 @@ type hpackField = hpack.HeaderField
 type Stream struct {
 	ID  uint32
 	Tag int64 // the owner's, untouched by Conn
+	// In and Out are the bytes of the stream's frames each way, frame
+	// headers included.
+	In, Out int64
 
 	status     int
 	wantFields bool
@@ -176,6 +181,10 @@ func (c *Conn) Active() int { return len(c.streams) }
 
 // GoingAway says the server sent GOAWAY: no new stream may start.
 func (c *Conn) GoingAway() bool { return c.goAway }
+
+// Partial says part of a response has arrived and the rest has not: a
+// frame cut short, or a stream with its headers but not its end.
+func (c *Conn) Partial() bool { return len(c.pending) > 0 || c.answering > 0 }
 
 // Ready says a stream may start now: the connection is healthy, not going
 // away, and below both sides' limits on concurrent streams.
@@ -239,6 +248,15 @@ func (c *Conn) fail(err error) error {
 	}
 	c.closeStreams(func(*Stream) error { return err })
 	return err
+}
+
+// Fail ends the connection and every open stream with err: the loop's
+// own reasons (a timeout of the socket, an abort).
+func (c *Conn) Fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.closeStreams(func(*Stream) error { return err })
 }
 
 // Close ends every open stream with ErrConnClosed (or why the connection

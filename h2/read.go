@@ -82,6 +82,9 @@ func (c *Conn) readFrame() {
 		c.readFailed(err)
 		return
 	}
+	if s := c.streams[fh.StreamID]; s != nil {
+		s.In += int64(9 + fh.Length)
+	}
 	if fh.Type == http2.FrameHeaders {
 		fragment, err := headersFragment(fh, c.in.p)
 		if err != nil {
@@ -278,6 +281,7 @@ func (c *Conn) headersDone() {
 		return
 	}
 	s.gotHeaders = true
+	c.answering++
 	if b.end {
 		c.complete(s)
 	}

@@ -31,7 +31,7 @@ func (c *Conn) Start(req *Request, tag int64) (*Stream, error) {
 	}
 	s := c.newStream(tag)
 	c.encode(req)
-	c.writeHeaders(s.ID, c.hbuf.b, len(req.Body) == 0)
+	c.writeHeaders(s, c.hbuf.b, len(req.Body) == 0)
 	s.body = req.Body
 	c.streams[s.ID] = s
 	c.sendBody(s)
@@ -70,6 +70,9 @@ func (c *Conn) end(s *Stream, err error) {
 }
 
 func (c *Conn) recycle(s *Stream) {
+	if s.gotHeaders {
+		c.answering--
+	}
 	*s = Stream{}
 	c.free = append(c.free, s)
 }
@@ -101,16 +104,19 @@ func (c *Conn) field(name string, value []byte) {
 
 // writeHeaders sends a header block as HEADERS plus CONTINUATIONs that fit
 // the server's frame size.
-func (c *Conn) writeHeaders(id uint32, block []byte, endStream bool) {
+func (c *Conn) writeHeaders(s *Stream, block []byte, endStream bool) {
+	id := s.ID
 	max := int(c.peerFrameSize)
 	first := block[:min(len(block), max)]
 	block = block[len(first):]
 	c.writeErr(c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: first,
 		EndStream: endStream, EndHeaders: len(block) == 0}))
+	s.Out += int64(9 + len(first))
 	for len(block) > 0 {
 		part := block[:min(len(block), max)]
 		block = block[len(part):]
 		c.writeErr(c.fr.WriteContinuation(id, len(block) == 0, part))
+		s.Out += int64(9 + len(part))
 	}
 }
 
@@ -127,6 +133,7 @@ func (c *Conn) sendBody(s *Stream) {
 		s.body = s.body[n:]
 		c.sendWindow -= n
 		s.window -= n
+		s.Out += 9 + n
 		c.writeErr(c.fr.WriteData(s.ID, len(s.body) == 0, part))
 	}
 }

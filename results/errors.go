@@ -19,6 +19,7 @@ const (
 	CaptureFailed
 	Interrupted
 	NotSent
+	Unprocessed
 	numErrorKinds
 )
 
@@ -38,6 +39,7 @@ var ErrorNames = [numErrorKinds]string{
 	CaptureFailed:  "capture_failed",
 	Interrupted:    "interrupted",
 	NotSent:        "not_sent",
+	Unprocessed:    "unprocessed",
 }
 
 func (k ErrorKind) String() string {
