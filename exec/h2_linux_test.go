@@ -1,10 +1,12 @@
 package exec
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -96,6 +98,13 @@ func TestH2COpenModelOnTheLoop(t *testing.T) {
 	}
 	if got := srv.h2.Load(); got != n || len(srv.paths) != n {
 		t.Fatalf("server saw %d HTTP/2 requests on %d paths, want %d each", got, len(srv.paths), n)
+	}
+	var meta Meta
+	if b, err := os.ReadFile(filepath.Join(out.Dir, MetaFile)); err != nil || json.Unmarshal(b, &meta) != nil {
+		t.Fatalf("meta.json: %v", err)
+	}
+	if p := meta.Protocols["t"]; len(p) != 1 || p["h2c"] < 1 || p["h2c"] > 2 {
+		t.Fatalf("meta.json protocols %v, want 1 or 2 h2c connections", meta.Protocols)
 	}
 	// 2 connections, yet many requests at once: they shared connections as streams.
 	if p := srv.peak.Load(); p <= 2 {

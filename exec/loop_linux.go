@@ -167,6 +167,9 @@ func loopSupported() bool { return true }
 // splitting each target's connections between them.
 func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 	loops := make([]*evloop, 0, n)
+	if ex.protos == nil {
+		ex.protos = make([]protocolCounts, len(ex.s.Targets))
+	}
 	for i := range n {
 		p, err := newPoller(maxEvents)
 		if err != nil {

@@ -125,6 +125,7 @@ func (l *evloop) connected(c *lconn) {
 		l.startMux(c)
 		return
 	}
+	l.ex.protos[c.t.idx].http1.Add(1)
 	l.write(c)
 }
 
@@ -147,6 +148,7 @@ func (l *evloop) pump(c *lconn) {
 			case c.t.proto == protoH2:
 				l.fail(c, errNoH2)
 			default:
+				l.ex.protos[c.t.idx].http1.Add(1)
 				l.write(c)
 			}
 		}

@@ -50,6 +50,7 @@ func (l *evloop) startMux(c *lconn) {
 		m.scheme = []byte("https")
 	}
 	m.conn = h2.NewConn(m, h2.Config{MaxStreams: uint32(c.t.maxStreams)})
+	l.ex.protos[c.t.idx].h2.Add(1)
 	c.mux = m
 	c.deadline = math.MaxInt64 // each stream has its own
 	c.pending = nil            // the HTTP/1.1 bytes prepared at the dial

@@ -23,6 +23,9 @@ type Meta struct {
 	Hash        string    `json:"schedule_hash"`
 	Shard       string    `json:"shard"`
 	Engine      string    `json:"engine"`
+	// Protocols: by target, how many connections spoke each protocol
+	// ("http/1.1", "h2", "h2c"); the loop engine's count.
+	Protocols map[string]map[string]int64 `json:"protocols,omitempty"`
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	CommandLine string    `json:"command_line,omitempty"`

@@ -255,6 +255,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
+	meta.Protocols = ex.connProtocols()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.ExitStatus = exitStatus(out, werr)
 	if err := meta.write(opt.OutDir); werr == nil && err != nil {

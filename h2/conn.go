@@ -159,6 +159,10 @@ func NewConn(h Handler, cfg Config) *Conn {
 	c.out.b = append(c.out.b, Preface...)
 	c.writeErr(c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
+		// No dynamic table for the server's header blocks: a field it
+		// indexed would have to be decoded into a string (an allocation)
+		// even when we skip it. Literals cost a few bytes more per response.
+		http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: defaultStreamWindow},
 		http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 0},
 	))
