@@ -89,4 +89,3 @@ load {
 		t.Fatalf("tressi recorded %v\nnginx logged   %v (protocols %v)", ours, theirs, protos)
 	}
 }
-
