@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of DESIGN.md.
+// Exit codes (docs/contracts.md, "Exit codes").
 const (
 	ExitOK          = 0
 	ExitInvalid     = 1   // invalid input: plan, flags, files
@@ -58,7 +58,7 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
@@ -69,8 +69,12 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown flags, wrong argument counts.
-	fmt.Fprintf(stderr, "Error: %v\nRun 'tressi --help' for usage.\n", err)
+	// cobra's own errors: unknown flags, wrong argument counts. The help
+	// that answers them is the command's own.
+	if cmd == nil {
+		cmd = root
+	}
+	fmt.Fprintf(stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 	return ExitInvalid
 }
 

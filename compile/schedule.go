@@ -126,12 +126,14 @@ type UserSpan struct {
 
 // Target is a resolved target.
 type Target struct {
-	Name               string
-	Scheme             string // http or https
-	Addr               string // host:port to dial
-	Host               string // Host header
-	Connections        int
-	Connection         string // ConnectionPool or ConnectionSession
+	Name        string
+	Scheme      string // http or https
+	Addr        string // host:port to dial
+	Host        string // Host header
+	Connections int
+	Connection  string // ConnectionPool or ConnectionSession
+	// SourceAddresses are local IPs connections are spread over; empty: any.
+	SourceAddresses    []string `json:",omitempty"`
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool
@@ -150,15 +152,23 @@ type Entry struct {
 	Data       int    // index into Schedule.Data feeding row.*, -1 for none
 	Connection string // effective connection mode of its sessions
 	Think      time.Duration
+	// WebSocket: the scenario is a WebSocket session (its first step connects).
+	WebSocket bool `json:",omitempty"`
 }
 
-// Step is one request of an entry, maybe repeated, with what it captures.
+// Step is one request of an entry, maybe repeated, with what it captures,
+// or one WebSocket step (Kind other than plan.StepHTTP).
 type Step struct {
 	Name     string // result endpoint name: the endpoint's, or "scenario.step"
 	Request  int    // index into Schedule.Requests
 	Repeat   int
 	Think    time.Duration
 	Captures []Capture
+	// ThinkMax > Think: each pause is uniform in [Think, ThinkMax], drawn
+	// from (seed, slot, step, repeat); see Schedule.Pause.
+	ThinkMax  time.Duration  `json:",omitempty"`
+	Kind      plan.StepKind  `json:",omitempty"`
+	WebSocket *WebSocketStep `json:",omitempty"`
 }
 
 // Capture extracts a value from a response into the session's capture slot Index.
@@ -249,8 +259,8 @@ func (rq *Request) CaptureSlots() []int {
 	return used
 }
 
-// thresholds is the plan's thresholds block as the results judge a run.
-func thresholds(t *plan.Thresholds) results.Thresholds {
+// Thresholds is the plan's thresholds block as the results judge a run.
+func Thresholds(t *plan.Thresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
-		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Abort: t.Abort}
+		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Abort: t.Abort, AllowAllFailed: t.AllowAllFailed}
 }

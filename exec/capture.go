@@ -169,7 +169,9 @@ func headerValue(head []byte, name string) []byte {
 		} else {
 			lines = nil
 		}
-		line = bytes.TrimRight(line, "\r")
+		if cr := bytes.IndexByte(line, '\r'); cr >= 0 {
+			line = line[:cr] // a line ends at CRLF; a bare CR ends it too
+		}
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 || !asciiEqualFold(line[:colon], name) {
 			continue
@@ -206,9 +208,9 @@ func (r *rawResponse) captureBody() []byte { return r.body[:min(len(r.body), cap
 
 func (r *rawResponse) captureHeader(name string) []byte { return headerValue(r.head, name) }
 
-// jsonLookup returns the value at path in body: a string's text unquoted,
+// jsonLookupDecoded is jsonLookup by decoding the whole document: a string's text unquoted,
 // any other value as its JSON text; nil when absent, null or not JSON.
-func jsonLookup(body []byte, path []pathElem) []byte {
+func jsonLookupDecoded(body []byte, path []pathElem) []byte {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	var v any

@@ -115,6 +115,9 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 	default:
 		return nil, &InputError{fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)}
 	}
+	if hasWebSocket(s) {
+		return webSocketEngine(ex)
+	}
 	addrs, why := loopUnfit(s)
 	switch {
 	case why != "" && asked == EngineLoop:

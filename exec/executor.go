@@ -18,12 +18,13 @@ func (c *clock) now() int64 { return int64(time.Since(c.base)) }
 // executor replays one schedule: it owns the clients, the slot ring, the
 // workers and the run's stop state.
 type executor struct {
-	s     *compile.Schedule
-	clock clock
-	cl    *clients
-	reqs  []preparedRequest
-	rec   *recorder
-	shard results.Shard
+	runTag uint32 // tags WebSocket marks of this run (see wsprogram.go)
+	s      *compile.Schedule
+	clock  clock
+	cl     *clients
+	reqs   []preparedRequest
+	rec    *recorder
+	shard  results.Shard
 
 	ring  *slotRing        // open model
 	pick  func(uint64) int // closed model selection

@@ -30,8 +30,12 @@ func (d *openDriver) init(ex *executor, src compile.SlotSource, loop, loops int)
 	d.loop, d.loops = uint64(loop), uint64(loops)
 }
 
-// runOpen sends this loop's slots at their due instants, in bursts at
-// most one quantum apart.
+// runOpen sends this loop's slots at their due instants, and sessions'
+// next requests once ready, in bursts at most one quantum apart: a
+// session's next step waits for the next burst like a new slot does, so
+// the loop wakes once per quantum, not once per response (the responses
+// carry the kernel's arrival stamps, so their latency and the instant the
+// next step became ready are exact; the wait shows as send lag).
 func (l *evloop) runOpen() {
 	defer l.finish()
 	d := &l.open
@@ -40,10 +44,12 @@ func (l *evloop) runOpen() {
 	for {
 		l.now = l.ex.clock.now()
 		stopping := l.ex.stopping()
-		if d.hasNext && (stopping || l.now >= max(d.nextSlot.Due(), woke+burstQuantum)) {
+		due := l.nextDue()
+		if due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
 			// Quanta count from the intended bursts, not the actual ones,
 			// so late wake-ups do not add up.
-			woke = max(d.nextSlot.Due(), woke+burstQuantum)
+			woke = max(due, woke+burstQuantum)
+			l.fireWakes()
 			for d.hasNext && (stopping || d.nextSlot.Due() <= l.now) {
 				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
 				switch {
@@ -57,18 +63,25 @@ func (l *evloop) runOpen() {
 				d.advance()
 			}
 		}
-		l.fireWakes()
 		if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
 			return
 		}
-		wake := l.nextWake()
-		if d.hasNext {
-			if next := max(d.nextSlot.Due(), woke+burstQuantum); wake < 0 || next < wake {
-				wake = next
-			}
+		var wake int64 = -1
+		if due := l.nextDue(); due >= 0 {
+			wake = max(due, woke+burstQuantum)
 		}
 		l.poll(wake)
 	}
+}
+
+// nextDue is the earliest instant something waits for: the next slot or
+// the next wake-up; -1 when nothing does.
+func (l *evloop) nextDue() int64 {
+	due := l.nextWake()
+	if d := &l.open; d.hasNext && (due < 0 || d.nextSlot.Due() < due) {
+		due = d.nextSlot.Due()
+	}
+	return due
 }
 
 // advance moves to the next slot this loop owns.

@@ -140,7 +140,9 @@ func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
 	s.rep++
 	s.ready = done + st.think
 	s.answered = answered
-	if !answered || st.think > 0 {
+	// In the open model (sessions without a user) the next step waits for
+	// the next burst; see runOpen.
+	if !answered || st.think > 0 || s.user < 0 {
 		l.wakes.push(s.ready, sessionWake(j.sess))
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -253,5 +254,26 @@ func TestHeadThenGetOnOneConnection(t *testing.T) {
 				t.Fatalf("%d of %d ok: %v", out.OK, n, out.ErrorKinds)
 			}
 		})
+	}
+}
+
+// stuckEngine is an engine whose start fails, as the loop's does when the
+// kernel refuses an epoll set.
+type stuckEngine struct{ fasthttpEngine }
+
+var errNoEpoll = errors.New("starting the loop engine: epoll_create1: too many open files")
+
+func (*stuckEngine) start() error { return errNoEpoll }
+
+// An engine that fails to start is the run failing, not the user's input:
+// Run returns its error (not an InputError, so the CLI exits 3), having
+// closed what it opened.
+func TestEngineStartFailure(t *testing.T) {
+	s := schedule("127.0.0.1:1", 1, time.Millisecond)
+	out, err := Run(t.Context(), s, Options{OutDir: filepath.Join(t.TempDir(), "run"),
+		engine: func(ex *executor) engine { return &stuckEngine{fasthttpEngine{ex: ex}} }})
+	var input *InputError
+	if out != nil || !errors.Is(err, errNoEpoll) || errors.As(err, &input) {
+		t.Fatalf("outcome %v, err %v", out, err)
 	}
 }

@@ -72,6 +72,23 @@ type Options struct {
 	// transport, when set, wraps every loop connection (the transport
 	// seam's own tests).
 	transport transportFactory
+	// engine, when set, replaces the chosen engine (tests of what Run does
+	// when an engine fails to start).
+	engine func(*executor) engine
+	// Probe is written to the results' metadata (results.KeyProbe) when a
+	// capacity search runs this schedule as one of its probes.
+	Probe string
+	// Observe, when set, sees every row as the recorder takes it (ok: a
+	// response with an expected status), on the recorder's goroutine. It
+	// must not keep row.
+	Observe func(row *results.Row, ok bool)
+	// Watch, when set, is asked on every monitor tick (250 ms) whether the
+	// run must stop: a non-empty answer ends it early with that reason, as
+	// a live threshold would, whatever thresholds.abort says. now is the
+	// run's clock; completed counts the outcomes so far (every row but
+	// not_sent), read when called, so a caller can order it after its own
+	// reads.
+	Watch func(now int64, completed func() int64) (stop string)
 }
 
 // The engines.
@@ -137,6 +154,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
 		maxBody: opt.MaxResponseBody, transport: opt.transport}
+	ex.runTag = runTag(out.RunID)
 	out.Start = opt.StartAt
 	if out.Start.IsZero() {
 		out.Start = time.Now()
@@ -164,6 +182,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err != nil {
 		return nil, err
 	}
+	if opt.engine != nil {
+		eng = opt.engine(ex)
+	}
 	out.Engine, meta.Engine = eng.name(), eng.name()
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
@@ -177,7 +198,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: scenarioSteps(s),
+		Scenarios: scenarioSteps(s), Probe: opt.Probe,
 	}, names)
 	if err != nil {
 		return nil, err
@@ -191,6 +212,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 
 	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
+	ex.rec.observe = opt.Observe
 	if eng.background() {
 		// The engine holds its Ps; the recorder gets one of its own even
 		// on one core, and idle priority there (see recorder.run).
@@ -213,7 +235,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		<-ex.rec.done
 		return nil, err
 	}
-	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration}
+	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
@@ -251,6 +273,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return results.WriteSamples(w, ex.rec.kept)
 	}); werr == nil && err != nil {
 		werr = err
+	}
+
+	if f, ok := eng.(interface{ finish(dir string) error }); ok {
+		if err := f.finish(opt.OutDir); werr == nil && err != nil {
+			werr = err
+		}
 	}
 
 	ex.fillOutcome(out)
@@ -300,7 +328,7 @@ func check(s *compile.Schedule) error {
 			return fmt.Errorf("scenario %q has no steps; give it at least one step block", e.Name)
 		}
 		for _, st := range e.Steps {
-			if r := st.Request; r < 0 || r >= len(s.Requests) {
+			if r := st.Request; (r < 0 && st.Kind.Rows()) || r >= len(s.Requests) {
 				return fmt.Errorf("entry %q names request %d, the schedule has %d; recompile the plan", e.Name, r, len(s.Requests))
 			}
 		}
@@ -372,4 +400,13 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// runTag is a short tag of the run id, in WebSocket marks.
+func runTag(id string) uint32 {
+	var t uint32
+	for _, c := range []byte(id) {
+		t = t*31 + uint32(c)
+	}
+	return t
 }

@@ -45,8 +45,8 @@ func newScenarios(ex *executor) (*scenarios, error) {
 	found := false
 	for i := range s.Entries {
 		e := &s.Entries[i]
-		if !e.Scenario {
-			continue
+		if !e.Scenario || e.WebSocket {
+			continue // WebSocket sessions run on the WebSocket loop (wsloop_linux.go)
 		}
 		found = true
 		p := &scenario{ownConn: e.Connection == compile.ConnectionSession}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +53,14 @@ func (th *thresholds) fail(name, detail string, live bool) {
 	if live && th.t.Abort {
 		th.ex.stop(false)
 	}
+}
+
+// stopEarly records reason as a failure and stops the run whatever Abort
+// says: the caller's Watch asked for it.
+func (th *thresholds) stopEarly(reason string) {
+	name, detail, _ := strings.Cut(reason, ": ")
+	th.fail(name, detail, false)
+	th.ex.stop(false)
 }
 
 // statusSeen is called by a worker that got one of the abort statuses.

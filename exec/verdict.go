@@ -40,6 +40,13 @@ func (ex *executor) verdict() []results.ThresholdResult {
 			}
 			return t.bigStatus[uint16(code)]
 		},
+		Describe: func() string {
+			statuses := map[int]int64{}
+			for code, n := range t.statuses() {
+				statuses[int(code)] = n
+			}
+			return results.TopCounts(t.errorKinds(), statuses)
+		},
 	})
 	if ex.earlyExit.Load() {
 		v = append(v, results.ThresholdResult{Name: "early_exit", OK: false, Detail: strings.Join(ex.th.list(), "; ")})

@@ -52,18 +52,26 @@ const (
 // Target is a server the plan sends requests to.
 type Target struct {
 	Name string
-	// URL is absolute, scheme http or https; its path is a prefix for every
-	// request path sent to this target.
-	URL                *url.URL
-	Connections        int    // max open connections; default 64
-	Connection         string // ConnectionPool (default) or ConnectionSession
-	Timeout            time.Duration
-	ConnectTimeout     time.Duration
+	// URL is absolute, scheme http, https, ws or wss; its path is a prefix
+	// for every request path sent to this target. HTTP steps use http for ws
+	// and https for wss; WebSocket connects use ws for http, wss for https.
+	URL            *url.URL
+	Connections    int    // max open connections; default 64
+	Connection     string // ConnectionPool (default) or ConnectionSession
+	Timeout        time.Duration
+	ConnectTimeout time.Duration
+	// ExpectedLatency is how long the user expects a response to take
+	// (0: unstated). It sends nothing and is not part of the schedule: it
+	// lets the plan warn when connections cannot carry the rate.
+	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
 	Protocol           string // ProtocolHTTP1 (default), ProtocolH2, ProtocolH2C or ProtocolAuto
 	MaxStreams         int    // concurrent HTTP/2 streams per connection; 0: what the server allows, capped
-	DeclRange          hcl.Range
+	// SourceAddresses are local addresses connections are spread over
+	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
+	SourceAddresses []string
+	DeclRange       hcl.Range
 }
 
 // The protocols a target speaks.
@@ -128,13 +136,19 @@ type Scenario struct {
 	DeclRange  hcl.Range
 }
 
-// Step is one request of a scenario, possibly repeated.
+// Step is one request of a scenario, possibly repeated, or one WebSocket
+// step (see StepKind).
 type Step struct {
 	Name string
+	Kind StepKind
 	Request
+	WebSocket *WebSocket // set for every kind but StepHTTP
 	Captures  []Capture
 	Repeat    int           // times the request is sent; default 1
 	Think     time.Duration // pause after each send; -1 means "use the scenario's"
+	// ThinkMax, when > Think, makes each pause uniform in [Think, ThinkMax],
+	// drawn from (seed, slot, step, repeat) so replays pause alike.
+	ThinkMax  time.Duration
 	DeclRange hcl.Range
 }
 
@@ -194,6 +208,9 @@ type LoadProfile struct {
 	Seed      uint64        // default 1
 	Think     time.Duration // closed model: pause between a user's iterations
 	Stages    []Stage
+	// Search, when set, replaces the stages: tressi apply runs probes at
+	// constant values until it finds the highest one the thresholds pass.
+	Search    *Search
 	DeclRange hcl.Range
 }
 
@@ -214,5 +231,9 @@ type Thresholds struct {
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
 	Abort                    bool // default true: stop early when a live threshold fails
-	DeclRange                hcl.Range
+	// AllowAllFailed accepts a run in which no request succeeded (a plan
+	// that probes a service expected to be down); by default such a run
+	// fails, with or without thresholds.
+	AllowAllFailed bool
+	DeclRange      hcl.Range
 }

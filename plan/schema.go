@@ -34,9 +34,11 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connection"},
 		{Name: "timeout"},
 		{Name: "connect_timeout"},
+		{Name: "expected_latency"},
 		{Name: "headers"},
 		{Name: "protocol"},
 		{Name: "max_streams"},
+		{Name: "source_addresses"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
@@ -83,8 +85,32 @@ var stepSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "capture"},
 		hcl.AttributeSchema{Name: "repeat"},
 		hcl.AttributeSchema{Name: "think"},
+		hcl.AttributeSchema{Name: "think_max"},
+		// WebSocket steps (see websocket.go).
+		hcl.AttributeSchema{Name: "connect"},
+		hcl.AttributeSchema{Name: "subprotocols"},
+		hcl.AttributeSchema{Name: "send"},
+		hcl.AttributeSchema{Name: "binary"},
+		hcl.AttributeSchema{Name: "wait"},
+		hcl.AttributeSchema{Name: "hold"},
+		hcl.AttributeSchema{Name: "close"},
+		hcl.AttributeSchema{Name: "for_each"},
+		hcl.AttributeSchema{Name: "max"},
 	),
-	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+	Blocks: []hcl.BlockHeaderSchema{
+		expectBlock,
+		{Type: "await"},
+		{Type: "step", LabelNames: []string{"name"}}, // inside a for_each
+	},
+}
+
+var awaitSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "json"},
+		{Name: "regex"},
+		{Name: "timeout"},
+		{Name: "status"},
+	},
 }
 
 var dataSchema = &hcl.BodySchema{
@@ -102,7 +128,7 @@ var loadSchema = &hcl.BodySchema{
 		{Name: "seed"},
 		{Name: "think"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}, {Type: "search"}},
 }
 
 var stageSchema = &hcl.BodySchema{
@@ -125,5 +151,6 @@ var thresholdsSchema = &hcl.BodySchema{
 		{Name: "p99"},
 		{Name: "p999"},
 		{Name: "abort"},
+		{Name: "allow_all_failed"},
 	},
 }

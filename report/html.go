@@ -18,14 +18,23 @@ var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlFiles,
 
 // chartData is what the page's script draws; the tables are rendered here.
 type chartData struct {
-	Series   []Second         `json:"series"`
-	CDF      []CDFPoint       `json:"cdf"`
-	Status   map[string]int64 `json:"status"`
-	Baseline *chartData       `json:"baseline,omitempty"`
+	Series []Second         `json:"series"`
+	CDF    []CDFPoint       `json:"cdf"`
+	Status map[string]int64 `json:"status"`
+	// Unexpected is the part of Status the endpoints did not expect: the
+	// bars drawn as failures (a 404 the plan expects is drawn as ok).
+	Unexpected map[string]int64 `json:"unexpected"`
+	// OpenConnections is a WebSocket run's most open connections per second.
+	OpenConnections []int64    `json:"open_connections,omitempty"`
+	Baseline        *chartData `json:"baseline,omitempty"`
 }
 
 func newChartData(s *Summary) *chartData {
-	return &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status}
+	d := &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status, Unexpected: s.UnexpectedStatus}
+	if s.WebSocket != nil {
+		d.OpenConnections = s.WebSocket.OpenConnections
+	}
+	return d
 }
 
 // WriteHTML writes one self-contained page: the report's tables plus SVG
@@ -53,12 +62,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		title += ": " + r.Run.PlanName
 	}
 	return htmlPage.Execute(w, map[string]any{
-		"Title":    title,
-		"Sections": r.sections(),
-		"Baseline": r.Baseline != nil,
-		"Data":     template.JS(js),
-		"CSS":      template.CSS(css),
-		"Script":   template.JS(script),
-		"Made":     time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
+		"Title":     title,
+		"Sections":  r.sections(),
+		"Baseline":  r.Baseline != nil,
+		"WebSocket": r.WebSocket != nil && len(r.WebSocket.OpenConnections) > 0,
+		"Data":      template.JS(js),
+		"CSS":       template.CSS(css),
+		"Script":    template.JS(script),
+		"Made":      time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
 	})
 }

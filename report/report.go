@@ -8,6 +8,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/tressi/tressi/results"
@@ -44,6 +45,17 @@ func Build(paths []string, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Summary: *cur, inputs: inputs}
+	for _, in := range inputs {
+		ws, err := results.ReadWebSocketSummary(filepath.Dir(in.Results))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Path, err)
+		}
+		if ws != nil && rep.WebSocket == nil {
+			rep.WebSocket = ws
+		} else if ws != nil {
+			rep.WebSocket.Merge(ws)
+		}
+	}
 	if len(opts.Baseline) > 0 {
 		binputs, err := resolveAll(opts.Baseline)
 		if err != nil {

@@ -14,7 +14,8 @@ type ThresholdResult = results.ThresholdResult
 func EvaluateThresholds(th *results.Thresholds, s *Summary, latency *results.LatencyHistogram) []ThresholdResult {
 	return results.Evaluate(th, results.Measures{
 		Requests: s.Requests, OK: s.OK, Latency: latency,
-		Status: func(code int) int64 { return s.Status[strconv.Itoa(code)] },
+		Status:   func(code int) int64 { return s.Status[strconv.Itoa(code)] },
+		Describe: func() string { return topCounts(s) },
 	})
 }
 
