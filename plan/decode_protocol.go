@@ -25,6 +25,8 @@ func (l *loader) decodeProtocol(attrs hcl.Attributes, t *Target) hcl.Diagnostics
 	n, attr, d := l.intAttr(attrs, "max_streams")
 	diags = append(diags, d...)
 	switch {
+	case attr == nil && t.Protocol != ProtocolHTTP1:
+		t.MaxStreams = DefaultMaxStreams
 	case attr == nil:
 	case t.Protocol == ProtocolHTTP1:
 		diags = append(diags, attrError(attr, "Invalid max_streams", `max_streams applies to HTTP/2: set protocol = "h2", "h2c" or "auto", or remove max_streams.`))
