@@ -68,6 +68,7 @@ type Target struct {
 	InsecureSkipVerify bool
 	Protocol           string // ProtocolHTTP1 (default), ProtocolH2, ProtocolH2C or ProtocolAuto
 	MaxStreams         int    // HTTP/2 streams per connection at most (fewer if the server says so); 0 over HTTP/1.1
+	TLS                TLS    // the rest of the tls block; zero when there is none
 	// SourceAddresses are local addresses connections are spread over
 	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
 	SourceAddresses []string
@@ -99,6 +100,26 @@ const DefaultMaxStreams = 100
 // MaxStreamsLimit caps max_streams: more streams per connection than this
 // only hide a server's queue behind one socket.
 const MaxStreamsLimit = 1000
+
+// TLS is how an https target is trusted and how tressi proves who it is.
+// File paths are resolved against the plan's directory; the files are read
+// from the operating system's file system when the plan is checked and
+// again when it runs (a private key never joins the plan's sources).
+type TLS struct {
+	CAFile     string // PEM certificates trusted instead of the system roots
+	CertFile   string // client certificate chain (PEM), with KeyFile
+	KeyFile    string // its private key (PEM)
+	ServerName string // SNI and the name verified; default: the URL's host
+	MinVersion string // "1.2" or "1.3"; default 1.2
+	MaxVersion string // "1.2" or "1.3"; default 1.3
+	// NoResumption turns session resumption off: every connection pays a
+	// full handshake.
+	NoResumption bool
+	DeclRange    hcl.Range
+}
+
+// TLS versions a plan may name.
+var TLSVersions = []string{"1.2", "1.3"}
 
 // Default target settings.
 const (
