@@ -1,6 +1,5 @@
-# HTTP/2 for bench/h2: GET / over `connections` connections of `max_streams`
-# streams each, in the closed model (`users` users sending back to back, what
-# h2load -c -m does) or the open model (`rate` req/s, what h2load --rps does).
+# HTTP/2 for bench/h2, open model: GET / at `rate` req/s over `connections`
+# connections of up to `max_streams` streams each (h2load --rps).
 variable "base_url" {
   type    = string
   default = "https://127.0.0.1:8443"
@@ -8,14 +7,6 @@ variable "base_url" {
 variable "protocol" {
   type    = string
   default = "h2"
-}
-variable "model" {
-  type    = string
-  default = "closed"
-}
-variable "users" {
-  type    = number
-  default = 100
 }
 variable "rate" {
   type    = number
@@ -51,10 +42,9 @@ endpoint "root" {
 }
 
 load {
-  model = var.model
+  model = "open"
   stage {
     duration = var.duration
-    users    = var.model == "closed" ? var.users : null
-    rate     = var.model == "open" ? var.rate : null
+    rate     = var.rate
   }
 }
