@@ -80,7 +80,10 @@ type evloop struct {
 	oob         [64]byte
 	keeper      int // a socket that keeps the kernel stamping from before the first dial
 	refilling   bool
-	enc         h1Encoder // renders requests with holes, the way fasthttp sends them
+	// dirtyMuxes are HTTP/2 connections with frames to write before the
+	// loop waits (see muxLater).
+	dirtyMuxes []*lconn
+	enc        h1Encoder // renders requests with holes, the way fasthttp sends them
 	// cipher is where a connection's transport reads the socket's bytes
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
@@ -261,6 +264,7 @@ func (l *evloop) useStamps() {
 // them, and checks timeouts and stops.
 func (l *evloop) poll(wake int64) {
 	ex := l.ex
+	l.flushMuxes()
 	now := ex.clock.now()
 	timeout := int64(longestWait)
 	if wake >= 0 {

@@ -29,6 +29,8 @@ type h2mux struct {
 	scheme []byte
 	// seenEP/seenStatus: the last kind the sample check found sampled.
 	seenEP, seenStatus uint16
+	dirty              bool // in the loop's dirtyMuxes: frames wait to be written
+
 }
 
 // h2job is one job riding a stream.
@@ -61,13 +63,36 @@ func (l *evloop) startMux(c *lconn) {
 	l.busy-- // the dial's job now counts as its stream
 	m.start(j)
 	l.muxFill(c)
-	l.muxFlush(c)
+	l.muxLater(c)
 }
 
-// muxStart starts j on c's next stream and sends it.
+// muxStart starts j on c's next stream; its frames go out with the rest
+// of this turn of the loop's (see muxLater).
 func (l *evloop) muxStart(c *lconn, j ljob) {
 	c.mux.start(j)
-	l.muxFlush(c)
+	l.muxLater(c)
+}
+
+// muxLater marks c as having frames to send: they go out together at the
+// start of the loop's next wait (flushMuxes), so the streams a burst
+// starts on one connection, and the WINDOW_UPDATEs and acks a read makes,
+// cost one write, not one each.
+func (l *evloop) muxLater(c *lconn) {
+	if !c.mux.dirty {
+		c.mux.dirty = true
+		l.dirtyMuxes = append(l.dirtyMuxes, c)
+	}
+}
+
+// flushMuxes writes what every marked HTTP/2 connection has for its socket.
+func (l *evloop) flushMuxes() {
+	for _, c := range l.dirtyMuxes {
+		if m := c.mux; m != nil && m.dirty {
+			m.dirty = false
+			l.muxFlush(c)
+		}
+	}
+	l.dirtyMuxes = l.dirtyMuxes[:0]
 }
 
 // start opens a stream for j.
@@ -239,7 +264,7 @@ func (l *evloop) muxDecode(c *lconn, full bool) bool {
 		}
 	}
 	l.muxFill(c)
-	l.muxFlush(c)
+	l.muxLater(c)
 	if c.fd >= 0 && m.conn.Retired() && m.conn.Active() == 0 {
 		// GOAWAY, and nothing left to finish: this connection is done.
 		l.closeConn(c)
@@ -352,7 +377,7 @@ func (l *evloop) muxScan(c *lconn, now int64) {
 		m.conn.Cancel(s)
 		l.muxDone(m, int32(i), out, in, now, timeoutError{})
 	}
-	l.muxFlush(c)
+	l.muxLater(c)
 }
 
 // errNoH2 is a TLS connection whose server did not choose HTTP/2.
