@@ -63,8 +63,8 @@ func h2cServerProcess(t *testing.T) string {
 // whatever the setting, and x/net's hpack decoder then makes strings of
 // them: about 3 small allocations per response.)
 func TestH2LoopAllocatesNothingPerRequest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 1 s run")
+	if testing.Short() || raceEnabled {
+		t.Skip("a 1 s run, counting allocations (the race detector's among them)")
 	}
 	addr := h2cServerProcess(t)
 	src := fmt.Sprintf(`

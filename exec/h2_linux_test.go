@@ -96,8 +96,11 @@ func TestH2COpenModelOnTheLoop(t *testing.T) {
 			t.Fatalf("row %+v", r)
 		}
 	}
-	if got := srv.h2.Load(); got != n || len(srv.paths) != n {
-		t.Fatalf("server saw %d HTTP/2 requests on %d paths, want %d each", got, len(srv.paths), n)
+	srv.mu.Lock()
+	paths := len(srv.paths)
+	srv.mu.Unlock()
+	if got := srv.h2.Load(); got != n || paths != n {
+		t.Fatalf("server saw %d HTTP/2 requests on %d paths, want %d each", got, paths, n)
 	}
 	var meta Meta
 	if b, err := os.ReadFile(filepath.Join(out.Dir, MetaFile)); err != nil || json.Unmarshal(b, &meta) != nil {
@@ -310,7 +313,10 @@ load {
 	if out.Requests != 40 || out.OK != 40 || bad.Load() != 0 {
 		t.Fatalf("outcome %+v, %d requests without the captured values", out, bad.Load())
 	}
-	if srv.paths["/me"] != 30 || srv.h2.Load() != 40 {
+	srv.mu.Lock()
+	me := srv.paths["/me"]
+	srv.mu.Unlock()
+	if me != 30 || srv.h2.Load() != 40 {
 		t.Fatalf("server saw %v, %d over HTTP/2", srv.paths, srv.h2.Load())
 	}
 }
