@@ -33,6 +33,9 @@ type Batch struct {
 	EndpointNames []string
 	Error         []int32 // index into ErrorNames
 	ErrorNames    []string
+
+	// Checked says the batch carried a checksum and matched it.
+	Checked bool
 }
 
 // Reader reads results written by any Arrow implementation that follows the
@@ -44,8 +47,13 @@ type Reader struct {
 	Schema *arrow.Schema
 	// Truncated is set once Next has hit a damaged or cut-off tail.
 	Truncated error
+	// Unchecked counts the batches read that carried no checksum (written
+	// by an older tressi or another Arrow writer): damage inside them
+	// cannot be told from data.
+	Unchecked int
 
 	rd    *ipc.Reader
+	fast  *fastStream // set when the columns have tressi's own types
 	close func() error
 	batch Batch
 	cols  [10]int // field index of each contract column
@@ -82,6 +90,14 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 			return nil, err
 		}
 	}
+	// Peek at the schema message for what the fast reader needs; a schema
+	// too large to peek at is read by arrow-go alone.
+	var layout *schemaLayout
+	if framed, ok := peekFirstMessage(br); ok {
+		if l, err := readSchemaLayout(framed); err == nil {
+			layout = &l
+		}
+	}
 	checked, err := ipcguard.Stream(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
@@ -98,6 +114,11 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 	if err := res.bindColumns(); err != nil {
 		rd.Release()
 		return nil, err
+	}
+	if layout != nil && fastEligible(res.Schema, *layout, res.cols) {
+		// arrow-go has read exactly the schema message; the batches
+		// follow in br.
+		res.fast = newFastStream(br, res.Meta.ScheduleHash, *layout, res.cols)
 	}
 	return res, nil
 }
@@ -128,6 +149,9 @@ func fieldNames(s *arrow.Schema) []string {
 func (r *Reader) Next() (b *Batch, ok bool) {
 	if r.err != nil || r.Truncated != nil {
 		return nil, false
+	}
+	if r.fast != nil {
+		return r.nextFast()
 	}
 	defer r.recoverBatch(&b, &ok)
 	if !r.rd.Next() {
@@ -162,6 +186,9 @@ func (r *Reader) Err() error { return r.err }
 
 // Close releases the reader and its file.
 func (r *Reader) Close() error {
+	if r.fast != nil {
+		r.fast.close()
+	}
 	r.rd.Release()
 	if r.close != nil {
 		return r.close()
@@ -171,6 +198,7 @@ func (r *Reader) Close() error {
 
 func (r *Reader) view(rec arrow.RecordBatch) error {
 	b := &r.batch
+	r.Unchecked++ // arrow-go's path reads other writers' files: no checksums to check
 	b.Len = int(rec.NumRows())
 	var err error
 	col := func(i int) arrow.Array { return rec.Column(r.cols[i]) }
