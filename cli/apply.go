@@ -39,7 +39,7 @@ func newApply(e *env) *cobra.Command {
 		engine  string
 	)
 	cmd := &cobra.Command{
-		Use:   "apply [PLANFILE.tplan or PATH]",
+		Use:   "apply [PLANFILE.tplan or ARCHIVE or PATH]",
 		Short: "Run a plan (or a compiled .tplan) and record every request",
 		Long: "Apply replays the plan's schedule against its targets and writes a run directory:\n" +
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
@@ -62,7 +62,12 @@ func newApply(e *env) *cobra.Command {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
 			}
-			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f)
+			path, cleanup, err := replayPath(e, planPath(args))
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			s, tplan, sensitive, err := loadSchedule(e, path, &f)
 			if err != nil {
 				return err
 			}

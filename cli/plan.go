@@ -29,6 +29,9 @@ func newPlan(e *env) *cobra.Command {
 			"same hash). -out writes the .tplan file that `tressi apply` replays.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isTPlanPath(planPath(args)) {
+				return summarizeTPlan(e, planPath(args), &f)
+			}
 			p, s, files, diags := compilePlan(e, planPath(args), &f)
 			if s == nil {
 				writeDiagnostics(diagStream(e, f.json), files, diags, f.json)

@@ -33,7 +33,7 @@ func newReportCmd(e *env) *cobra.Command {
 		formats[i] = string(f)
 	}
 	cmd := &cobra.Command{
-		Use:   "report RUN_DIR_OR_RESULTS...",
+		Use:   "report RUN_DIR_OR_RESULTS_OR_ARCHIVE...",
 		Short: "Summarise a run's results (several inputs: shards of one run)",
 		Long: "report reads a run directory (results.arrow, plus samples.arrow and meta.json when present)\n" +
 			"or a results file, and writes a summary. Several inputs are shards of one run: they must share\n" +
@@ -58,7 +58,17 @@ func runReport(e *env, args []string, o reportOptions) error {
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
 	}
-	rep, err := report.Build(args, report.Options{Baseline: o.baseline, Thresholds: runThresholds(args[0])})
+	args, cleanup, err := unpackedArchives(e, args)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer cleanup()
+	baseline, cleanupBase, err := unpackedArchives(e, o.baseline)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer cleanupBase()
+	rep, err := report.Build(args, report.Options{Baseline: baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {
 		return withCode(ExitInvalid, err)
 	}
@@ -105,6 +115,9 @@ func isTerminal(w io.Writer) bool {
 // plan.tplan, so an offline report judges the run as apply did; nil when
 // there is none.
 func runThresholds(path string) *plan.Thresholds {
+	if !planMatchesResults(path) {
+		return nil // the report warns; another schedule's thresholds do not apply
+	}
 	fh, err := os.Open(filepath.Join(path, exec.PlanFile))
 	if err != nil {
 		return nil

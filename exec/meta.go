@@ -16,6 +16,7 @@ type Meta struct {
 	OS          string    `json:"os"`
 	Arch        string    `json:"arch"`
 	CPUs        int       `json:"cpus"`
+	GOMAXPROCS  int       `json:"gomaxprocs"`
 	Kernel      string    `json:"kernel,omitempty"`
 	Hostname    string    `json:"hostname,omitempty"`
 	RunID       string    `json:"run_id"`
@@ -37,7 +38,7 @@ func newMeta(version, commandLine string) Meta {
 	host, _ := os.Hostname()
 	return Meta{
 		Tressi: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		CPUs: runtime.NumCPU(), Kernel: kernelVersion(), Hostname: host, CommandLine: commandLine,
+		CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: kernelVersion(), Hostname: host, CommandLine: commandLine,
 	}
 }
 
