@@ -19,7 +19,6 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
-	"github.com/tressi/tressi/version"
 )
 
 // VerifyOptions are what the user adds to a verification.
@@ -29,8 +28,8 @@ type VerifyOptions struct {
 	Vars []plan.VarArg
 	// Env holds TRESSI_VAR_* for the same purpose.
 	Env []string
-	// By is the tressi verifying.
-	By version.Info
+	// Tressi is the verifying tressi's version (version.Info.String()).
+	Tressi string
 }
 
 // Check is one line of a verification.
@@ -84,9 +83,9 @@ func VerifyArchive(o *Opened, opts VerifyOptions) *Verification {
 		name, _, _ := strings.Cut(p, ":")
 		v.add("FAIL", name, "%s", p)
 	}
-	if o.Info.Run.Tressi != opts.By.String() {
+	if o.Info.Run.Tressi != opts.Tressi {
 		v.add("warning", "tressi version", "the run was recorded by tressi %s (archived by %s), this is tressi %s: a schedule that compiles differently may be the version's doing, not the files'",
-			o.Info.Run.Tressi, o.Info.ArchivedBy.String(), opts.By.String())
+			o.Info.Run.Tressi, o.Info.ArchivedBy.String(), opts.Tressi)
 	}
 	src := source{
 		fsys: os.DirFS(filepath.Join(o.Dir, PlanDir)), planPath: o.Info.Plan.Path,
@@ -145,9 +144,9 @@ func verifyRun(v *Verification, dir, prefix string, src source, sources map[stri
 		return
 	}
 	meta := r.Meta
-	if sources == nil && meta.Version != opts.By.String() {
+	if sources == nil && meta.Version != opts.Tressi {
 		v.add("warning", "tressi version", "the run was recorded by tressi %s, this is tressi %s: a schedule that compiles differently may be the version's doing, not the files'",
-			meta.Version, opts.By.String())
+			meta.Version, opts.Tressi)
 	}
 	tp, err := readInfo(filepath.Join(dir, tplanFile))
 	if err != nil {

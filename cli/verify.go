@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tressi/tressi/archive"
-	"github.com/tressi/tressi/version"
 )
 
 func init() { register(newVerifyCmd) }
@@ -25,7 +24,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 		Example: "  tressi verify baseline.tressi.tar.zst\n  tressi verify tressi-runs/login-20260101T120000Z -var password=…",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := archive.VerifyOptions{Vars: f.vars, Env: e.environ, By: version.Get()}
+			opts := archive.VerifyOptions{Vars: f.vars, Env: e.environ, Tressi: Version}
 			path := args[0]
 			var v *archive.Verification
 			switch st, err := os.Stat(path); {
