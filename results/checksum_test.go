@@ -1,0 +1,110 @@
+package results
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// readBack reads every row of data; damaged says the reader refused some
+// of it (an error, a cut-off tail, a checksum that failed).
+func readBack(data []byte) (rows []Row, hash string, damaged bool) {
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, "", true
+	}
+	defer r.Close()
+	for {
+		b, ok := r.Next()
+		if !ok {
+			break
+		}
+		for i := 0; i < b.Len; i++ {
+			ep, ok := map[string]uint16{"home": 0, "create": 1, "s.login": 2}[b.EndpointNames[b.Endpoint[i]]]
+			if !ok {
+				ep = 999 // a renamed endpoint is a different row
+			}
+			kind := ErrorKind(255)
+			for k, n := range ErrorNames {
+				if n == b.ErrorNames[b.Error[i]] {
+					kind = ErrorKind(k)
+				}
+			}
+			rows = append(rows, Row{Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
+				Service: b.Service[i], BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i], Status: b.Status[i],
+				Endpoint: ep, Error: kind})
+		}
+	}
+	return rows, r.Meta.ScheduleHash, r.Err() != nil || r.Truncated != nil
+}
+
+// TestFlippedByteNeverChangesRowsSilently flips every byte of a results
+// file in turn: each read either refuses the file (or its tail) or gives
+// back exactly the rows written, never other numbers.
+func TestFlippedByteNeverChangesRowsSilently(t *testing.T) {
+	rows := randomRows(300, 5)
+	data := writeRows(t, rows, 100)
+	want, hash, damaged := readBack(data)
+	if damaged || !slices.Equal(want, rows) || hash == "" {
+		t.Fatalf("clean file: damaged=%v, %d rows of %d, hash %q", damaged, len(want), len(rows), hash)
+	}
+	silent := 0
+	for i := range data {
+		bad := bytes.Clone(data)
+		bad[i] ^= 0x04
+		got, gotHash, damaged := readBack(bad)
+		if damaged {
+			continue
+		}
+		if gotHash != hash {
+			t.Errorf("flip at byte %d of %d: schedule hash %q read as %q without complaint", i, len(data), hash, gotHash)
+		}
+		if !slices.Equal(got, rows) {
+			silent++
+			t.Errorf("flip at byte %d of %d: %d rows read back different without complaint", i, len(data), len(got))
+		}
+	}
+	if silent > 0 {
+		t.Fatalf("%d of %d flips changed rows silently", silent, len(data))
+	}
+}
+
+// TestOldFilesWithoutChecksumsStillRead: a batch without checksum metadata
+// (tressi before checksums, another writer) reads, and is counted.
+func TestOldFilesWithoutChecksumsStillRead(t *testing.T) {
+	rows := randomRows(300, 9)
+	data := writeRowsWithoutChecksums(t, rows, 100)
+	got, _, damaged := readBack(data)
+	if damaged || !slices.Equal(got, rows) {
+		t.Fatalf("damaged=%v, %d rows of %d", damaged, len(got), len(rows))
+	}
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, ok := r.Next(); ok; _, ok = r.Next() {
+	}
+	if r.Unchecked != 3 {
+		t.Fatalf("Unchecked = %d, want 3 batches", r.Unchecked)
+	}
+}
+
+func writeRowsWithoutChecksums(t *testing.T, rows []Row, batch int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testMeta, []string{"home", "create", "s.login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.noChecksums = true
+	for i := 0; i < len(rows); i += batch {
+		if err := w.Write(rows[i:min(i+batch, len(rows))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
