@@ -50,3 +50,20 @@ func TestEvaluateGates(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseGate: any condition text is parsed or refused, never a panic,
+// and what parses names a known metric and unit.
+func FuzzParseGate(f *testing.F) {
+	for _, s := range []string{"p99>+10%", "error_rate>+0.5pp", "throughput<-5%", "p50>2ms", ">", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := ParseGate(s)
+		if err != nil {
+			return
+		}
+		if _, ok := gateMetrics[g.Metric]; !ok || (g.Op != ">" && g.Op != "<") {
+			t.Fatalf("ParseGate(%q) = %+v", s, g)
+		}
+	})
+}
