@@ -165,7 +165,7 @@ func checkManifest(dir string, sums map[string]string) []string {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s: not in %s (added after archiving)", n, ManifestFile))
 		case w != sums[n]:
-			problems = append(problems, fmt.Sprintf("%s: SHA-256 %s…, %s says %s… (changed after archiving)", n, sums[n][:12], ManifestFile, w[:12]))
+			problems = append(problems, fmt.Sprintf("%s: SHA-256 %s…, %s says %s… (changed after archiving)", n, prefix(sums[n]), ManifestFile, prefix(w)))
 		}
 	}
 	var missing []string
@@ -180,3 +180,5 @@ func checkManifest(dir string, sums map[string]string) []string {
 	}
 	return problems
 }
+
+func prefix(sum string) string { return sum[:min(len(sum), 12)] }

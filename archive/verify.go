@@ -351,7 +351,12 @@ func checkRows(v *Verification, r *results.Reader, resName string, count int64, 
 	}
 	missing := roaring64.AndNot(want, seen)
 	extra := roaring64.AndNot(seen, want)
+	// A slot of a scenario is a session: one row per request, all with the
+	// session's slot. Any other slot has exactly one row.
+	repeated := len(r.Meta.Scenarios) == 0 && uint64(rows) != seen.GetCardinality()
 	switch {
+	case repeated:
+		v.add("FAIL", resName, "%d rows for %d slots: some slots have more than one row (rows repeated?)", rows, seen.GetCardinality())
 	case !missing.IsEmpty():
 		v.add("FAIL", resName, "%d slots of the schedule have no row (first: %s)", missing.GetCardinality(), firstSlots(missing, 5))
 	case !extra.IsEmpty():

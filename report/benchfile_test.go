@@ -26,3 +26,20 @@ func BenchmarkReportRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rep.Requests), "ns/row")
 }
+
+// BenchmarkDiffRun diffs TRESSI_BENCH_RUN with TRESSI_BENCH_RUN_B, e.g. two
+// synthetic 10M-row runs written with one -hash. Target: under 2 s.
+func BenchmarkDiffRun(b *testing.B) {
+	a, bb := os.Getenv("TRESSI_BENCH_RUN"), os.Getenv("TRESSI_BENCH_RUN_B")
+	if a == "" || bb == "" {
+		b.Skip("TRESSI_BENCH_RUN and TRESSI_BENCH_RUN_B are not set")
+	}
+	var d *Diff
+	for b.Loop() {
+		var err error
+		if d, err = BuildDiff(a, bb, DiffOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.A.Rows+d.B.Rows), "ns/row")
+}

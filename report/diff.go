@@ -264,7 +264,7 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 				t.side.Errors++
 				kind := errName
 				if kind == "" {
-					kind = "status " + strconv.Itoa(st)
+					kind = statusKind(st)
 				}
 				k := groupKey{b.EndpointNames[ei], kind}
 				g := t.groups[k]
@@ -381,4 +381,19 @@ func endpointShifts(a, b *sideTally) []EndpointShift {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// statusKinds are the failure kinds of unexpected statuses, made once.
+var statusKinds = func() (k [1000]string) {
+	for i := range k {
+		k[i] = "status " + strconv.Itoa(i)
+	}
+	return k
+}()
+
+func statusKind(st int) string {
+	if st >= 0 && st < len(statusKinds) {
+		return statusKinds[st]
+	}
+	return "status " + strconv.Itoa(st)
 }

@@ -214,14 +214,6 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 	if len(rb.nodes) != 10 || len(rb.buffers) != 20 {
 		return fmt.Errorf("%w: a batch with %d columns and %d buffers, want 10 and 20", ipcguard.ErrDamaged, len(rb.nodes), len(rb.buffers))
 	}
-	for i, w := range widths {
-		if rb.nodes[i] != int64(n) {
-			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, contractColumns[i], rb.nodes[i], n)
-		}
-		if job.raw[i], err = dec.buffer(job.raw[i], body, rb.buffers[2*i+1], rb.codec, n*w); err != nil {
-			return fmt.Errorf("column %s: %w", contractColumns[i], err)
-		}
-	}
 	keys, values, err := messageMetadata(job.msg.meta)
 	if err != nil {
 		return err
@@ -229,6 +221,17 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 	bc, err := parseBatchCheck(keys, values)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
+	}
+	// The batch's CRC-32C covers every byte used below, so zstd's own frame
+	// checksum would only check the same bytes a second time.
+	dec.trustFrames = bc.ok
+	for i, w := range widths {
+		if rb.nodes[i] != int64(n) {
+			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, contractColumns[i], rb.nodes[i], n)
+		}
+		if job.raw[i], err = dec.buffer(job.raw[i], body, rb.buffers[2*i+1], rb.codec, n*w); err != nil {
+			return fmt.Errorf("column %s: %w", contractColumns[i], err)
+		}
 	}
 	if bc.ok {
 		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs); err != nil {
@@ -317,19 +320,31 @@ func readDictionary(dec *decoders, msg rawMessage, dicts map[int64][]string) err
 // decoders are one goroutine's decompressors, kept for a whole file.
 type decoders struct {
 	zstd *zstd.Decoder
-	lz4  *lz4.Reader
+	// zstdTrusting skips zstd's frame checksums, for batches whose own
+	// checksum covers what is decoded; trustFrames picks it.
+	zstdTrusting *zstd.Decoder
+	trustFrames  bool
+	lz4          *lz4.Reader
 }
 
 func newDecoders() *decoders {
 	// One goroutine per decoder: the workers are the parallelism.
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBodyLen))
+	return &decoders{zstd: newZstd(false), zstdTrusting: newZstd(true)}
+}
+
+func newZstd(ignoreChecksum bool) *zstd.Decoder {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBodyLen),
+		zstd.IgnoreChecksum(ignoreChecksum))
 	if err != nil {
 		panic(err) // only for invalid options
 	}
-	return &decoders{zstd: d}
+	return d
 }
 
-func (d *decoders) close() { d.zstd.Close() }
+func (d *decoders) close() {
+	d.zstd.Close()
+	d.zstdTrusting.Close()
+}
 
 // buffer decodes buffer b of body into dst (grown as needed) and returns
 // at least need bytes of it.
@@ -363,7 +378,11 @@ func (d *decoders) buffer(dst, body []byte, b bufRef, codec, need int) ([]byte, 
 	}
 	switch codec {
 	case codecZstd:
-		out, err := d.zstd.DecodeAll(src, dst[:0])
+		zd := d.zstd
+		if d.trustFrames {
+			zd = d.zstdTrusting
+		}
+		out, err := zd.DecodeAll(src, dst[:0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 		}
