@@ -275,8 +275,10 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 	}
 	if s.Hash != hash {
 		hint := "a plan file or a variable differs from the run's (see the lines above)"
-		if len(sensitive) > 0 {
-			hint += fmt.Sprintf(", or a sensitive variable (%s) has another value", strings.Join(sensitive, ", "))
+		if missing := unsupplied(sensitive, opts); len(missing) > 0 {
+			hint = fmt.Sprintf("the run's sensitive variables %s, which archives leave out, were not given: pass them with -var name=value or TRESSI_VAR_<name>", strings.Join(missing, ", "))
+		} else if len(sensitive) > 0 {
+			hint += fmt.Sprintf(", or a sensitive variable (%s) has another value than in the run", strings.Join(sensitive, ", "))
 		}
 		v.add("FAIL", planLabel, "with %s compiles to schedule %s, but %s was recorded from schedule %s: %s", src.varsFile, s.Hash, resName, hash, hint)
 		return
@@ -374,4 +376,24 @@ func firstSlots(b *roaring64.Bitmap, n int) string {
 		out = append(out, fmt.Sprint(it.Next()))
 	}
 	return strings.Join(out, ", ")
+}
+
+// unsupplied lists the sensitive variables the user gave no value for
+// (-var, TRESSI_VAR_*; a -var-file may hold any of them).
+func unsupplied(sensitive []string, opts VerifyOptions) []string {
+	var out []string
+	for _, name := range sensitive {
+		given := false
+		for _, v := range opts.Vars {
+			n, _, _ := strings.Cut(v.Value, "=")
+			given = given || v.File || strings.TrimSpace(n) == name
+		}
+		for _, kv := range opts.Env {
+			given = given || strings.HasPrefix(kv, "TRESSI_VAR_"+name+"=")
+		}
+		if !given {
+			out = append(out, name)
+		}
+	}
+	return out
 }

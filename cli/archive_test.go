@@ -269,3 +269,103 @@ func TestArchiveVerifyReplayDiff(t *testing.T) {
 		t.Fatalf("reverse diff:\n%s", out)
 	}
 }
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	os.MkdirAll(dst, 0o755)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644)
+	}
+}
+
+// TestSwappedPlanAndDamagedBatchAreNoticed: report, verify and diff all
+// notice a plan.tplan from another schedule and a changed results batch.
+func TestSwappedPlanAndDamagedBatchAreNoticed(t *testing.T) {
+	url, _ := failingServer(t)
+	planPath := archivePlan(t)
+	work := t.TempDir()
+	runA, runZ := filepath.Join(work, "a"), filepath.Join(work, "z")
+	mustRun(t, 0, "apply", planPath, "-var", "base_url="+url, "--out", runA, "--quiet")
+	mustRun(t, 0, "apply", planPath, "-var", "base_url="+url, "-var", "tag=z", "--out", runZ, "--quiet")
+
+	swapped := filepath.Join(work, "swapped")
+	copyDir(t, runA, swapped)
+	b, _ := os.ReadFile(filepath.Join(runZ, "plan.tplan"))
+	os.WriteFile(filepath.Join(swapped, "plan.tplan"), b, 0o644)
+	_, errs := mustRun(t, 0, "report", swapped)
+	if !strings.Contains(errs, "plan.tplan is schedule") || !strings.Contains(errs, "not theirs") {
+		t.Fatalf("report of a swapped plan says:\n%s", errs)
+	}
+	out, _ := mustRun(t, 1, "verify", swapped)
+	if !strings.Contains(out, "FAIL    plan.tplan: is schedule") {
+		t.Fatalf("verify of a swapped plan:\n%s", out)
+	}
+	_, errs = mustRun(t, 0, "diff", runA, swapped)
+	if !strings.Contains(errs, "not theirs") {
+		t.Fatalf("diff of a swapped plan says:\n%s", errs)
+	}
+	if code, _, errs := run(t, nil, "archive", swapped, "-o", filepath.Join(work, "x.tar.zst")); code != 1 || !strings.Contains(errs, "mixes two runs") {
+		t.Fatalf("archive of a swapped plan: exit %d\n%s", code, errs)
+	}
+
+	damaged := filepath.Join(work, "damaged")
+	copyDir(t, runA, damaged)
+	res := filepath.Join(damaged, "results.arrow")
+	data, _ := os.ReadFile(res)
+	// A byte inside the last batch's body: every batch before it reads.
+	data[len(data)-200] ^= 0x01
+	os.WriteFile(res, data, 0o644)
+	_, errs = mustRun(t, 0, "report", damaged)
+	if !strings.Contains(errs, "damaged") {
+		t.Fatalf("report of a damaged batch says:\n%s", errs)
+	}
+	out, _ = mustRun(t, 1, "verify", damaged)
+	if !strings.Contains(out, "FAIL    results.arrow: results damaged") {
+		t.Fatalf("verify of a damaged batch:\n%s", out)
+	}
+}
+
+// TestVerifyAsksForSensitiveVariables: an archive leaves sensitive values
+// out and names them; verify asks for them and passes once given.
+func TestVerifyAsksForSensitiveVariables(t *testing.T) {
+	url, _ := failingServer(t)
+	planPath := archivePlan(t)
+	src, _ := os.ReadFile(planPath)
+	src = bytes.Replace(src, []byte(`variable "tag" {`), []byte("variable \"tag\" {\n  sensitive = true"), 1)
+	os.WriteFile(planPath, src, 0o644)
+	work := t.TempDir()
+	runA, arc := filepath.Join(work, "a"), filepath.Join(work, "a.tar.zst")
+	mustRun(t, 0, "apply", planPath, "-var", "base_url="+url, "-var", "tag=s3cret", "--out", runA, "--quiet")
+	mustRun(t, 0, "archive", runA, "-o", arc)
+	raw, _ := os.ReadFile(arc)
+	var all bytes.Buffer
+	repack(t, arc, filepath.Join(work, "copy.tar.zst"), func(name string, data []byte) []byte {
+		if name != "run/plan.tplan" && name != "run/results.arrow" {
+			all.Write(data)
+		}
+		return data
+	})
+	if bytes.Contains(all.Bytes(), []byte("s3cret")) || bytes.Contains(raw, []byte("s3cret")) {
+		t.Fatal("the archive holds the sensitive value")
+	}
+	if !strings.Contains(all.String(), `"sensitive": [`+"\n"+`    "tag"`) {
+		t.Fatalf("variables.json does not name the sensitive variable:\n%s", all.String())
+	}
+	out, _ := mustRun(t, 1, "verify", arc)
+	if !strings.Contains(out, "sensitive variables tag") || !strings.Contains(out, "-var") {
+		t.Fatalf("verify without the secret:\n%s", out)
+	}
+	out, _ = mustRun(t, 1, "verify", arc, "-var", "tag=wrong")
+	if !strings.Contains(out, "compiles to schedule") {
+		t.Fatalf("verify with a wrong secret:\n%s", out)
+	}
+	mustRun(t, 0, "verify", arc, "-var", "tag=s3cret")
+}

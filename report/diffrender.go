@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 )
 
 // DiffFormats are the formats of `tressi diff --format`.
@@ -36,7 +37,7 @@ func (d *Diff) writeText(w io.Writer, md bool) error {
 		if md {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 		} else {
-			fmt.Fprintf(&b, "  %-22s %s\n", cells[0], strings.Join(cells[1:], "   "))
+			fmt.Fprintf(&b, "  %s\n", strings.Join(cells, "\t"))
 		}
 	}
 	rule := func(n int) {
@@ -124,8 +125,15 @@ func (d *Diff) writeText(w io.Writer, md bool) error {
 			fmt.Fprintf(&b, "%s%s\n", bullet(md), w)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if md {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	if _, err := io.WriteString(tw, b.String()); err != nil {
+		return err
+	}
+	return tw.Flush()
 }
 
 func nl(md bool) string {
