@@ -257,8 +257,7 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 			if lat >= 0 {
 				completed++
 				lastEnd = max(lastEnd, due+lat)
-				t.latency.record(lat)
-				ep.latency.record(lat)
+				ep.latency.record(lat) // t.latency is merged from these below
 			}
 			if !okRow {
 				t.side.Errors++
@@ -310,6 +309,9 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 	}
 	if completed > 0 && lastEnd > firstDue {
 		t.side.ThroughputRPS = float64(completed) / (float64(lastEnd-firstDue) / 1e9)
+	}
+	for _, e := range t.eps {
+		t.latency.merge(e.latency)
 	}
 	t.side.Latency = t.latency.percentiles()
 	return t, nil

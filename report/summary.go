@@ -219,8 +219,7 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		end := due + lat
 		t.lastEnd = max(t.lastEnd, end)
 		t.completed++
-		t.latency.record(lat)
-		ep.latency.record(lat)
+		ep.latency.record(lat) // t.latency is merged from these in summary
 		if svc := b.Service[i]; svc >= 0 {
 			t.service.record(svc)
 		}
@@ -255,6 +254,10 @@ func grow(s []int64, n int) []int64 {
 
 // summary turns the counters into the report's numbers.
 func (t *tally) summary() Summary {
+	t.latency = newLatencyHistogram()
+	for _, e := range t.endpoints {
+		t.latency.merge(e.latency)
+	}
 	s := Summary{
 		Sent:       t.sent,
 		Completed:  t.completed,

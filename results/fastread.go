@@ -407,11 +407,14 @@ func (d *decoders) buffer(dst, body []byte, b bufRef, codec, need int) ([]byte, 
 }
 
 // growBytes returns n bytes of b's storage, or new 8-byte aligned storage.
+// It keeps slack past n: zstd decodes the last block of a frame with its
+// slower careful copies when the output has no room to spare.
 func growBytes(b []byte, n int) []byte {
-	if cap(b) >= n {
+	const slack = 64
+	if cap(b) >= n+slack {
 		return b[:n]
 	}
-	return make([]byte, n, max(n, 8))
+	return make([]byte, n, n+slack)
 }
 
 // nextFast is Next for the fast reader.
