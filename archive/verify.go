@@ -163,7 +163,7 @@ func verifyRun(v *Verification, dir, prefix string, src source, sources map[stri
 		compareSources(v, src, sources, tp, tpName)
 	}
 	recompile(v, src, meta.ScheduleHash, resName, tp.Sensitive, opts)
-	checkRows(v, r, resName, tp.Count, meta.Shard)
+	checkRows(v, r, resName, tp.Count, meta.Shard, tp.Model == plan.ModelClosed)
 }
 
 // compareSources names each archived plan file or variable that differs
@@ -283,7 +283,11 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 		v.add("FAIL", planLabel, "with %s compiles to schedule %s, but %s was recorded from schedule %s: %s", src.varsFile, s.Hash, resName, hash, hint)
 		return
 	}
-	v.add("ok", planLabel, "with %s compiles to schedule %s again (%d slots)", src.varsFile, s.Hash, s.Count)
+	size := fmt.Sprintf("%d slots", s.Count)
+	if s.Model == compile.Closed {
+		size = "closed model"
+	}
+	v.add("ok", planLabel, "with %s compiles to schedule %s again (%s)", src.varsFile, s.Hash, size)
 }
 
 func firstError(diags hcl.Diagnostics) string {
@@ -317,7 +321,7 @@ func decodeValue(tv compile.TPlanVariable) (string, error) {
 
 // checkRows reads every row: every batch must match its checksum and
 // every slot of the schedule (or of the shard) must be there.
-func checkRows(v *Verification, r *results.Reader, resName string, count int64, shard results.Shard) {
+func checkRows(v *Verification, r *results.Reader, resName string, count int64, shard results.Shard, closed bool) {
 	defer r.Close()
 	seen := roaring64.New()
 	var rows int64
@@ -341,6 +345,10 @@ func checkRows(v *Verification, r *results.Reader, resName string, count int64, 
 	}
 	if r.Unchecked > 0 {
 		v.add("warning", resName, "%d of %d batches carry no checksum (an older tressi wrote them): damage inside them cannot be detected", r.Unchecked, batches)
+	}
+	if closed {
+		checkClosedRows(v, resName, rows, batches, seen, len(r.Meta.Scenarios) > 0)
+		return
 	}
 	want := roaring64.New()
 	n, i := uint64(max(shard.Count, 1)), uint64(max(shard.Index, 0))
@@ -396,4 +404,33 @@ func unsupplied(sensitive []string, opts VerifyOptions) []string {
 		}
 	}
 	return out
+}
+
+// checkClosedRows checks a closed-model run, whose slots are its requests
+// (or sessions) in the order its users started them: how many there are
+// depends on the server's speed, so only repeats and gaps can be checked.
+func checkClosedRows(v *Verification, resName string, rows int64, batches int, seen *roaring64.Bitmap, scenarios bool) {
+	if !scenarios && uint64(rows) != seen.GetCardinality() {
+		v.add("FAIL", resName, "%d rows for %d slots: some slots have more than one row (rows repeated?)", rows, seen.GetCardinality())
+		return
+	}
+	if !seen.IsEmpty() {
+		if span := seen.Maximum() + 1; seen.GetCardinality() != span {
+			v.add("warning", resName, "closed model: %d of slots 0..%d have no row (first: %d)", span-seen.GetCardinality(), span-1, firstMissingSlot(seen))
+			return
+		}
+	}
+	v.add("ok", resName, "%d rows in %d batches, every batch matches its checksum; closed model: %d slots, none repeated, no gap", rows, batches, seen.GetCardinality())
+}
+
+func firstMissingSlot(b *roaring64.Bitmap) uint64 {
+	it := b.Iterator()
+	var want uint64
+	for it.HasNext() {
+		if it.Next() != want {
+			return want
+		}
+		want++
+	}
+	return want
 }

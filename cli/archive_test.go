@@ -369,3 +369,31 @@ func TestVerifyAsksForSensitiveVariables(t *testing.T) {
 	}
 	mustRun(t, 0, "verify", arc, "-var", "tag=s3cret")
 }
+
+// TestVerifyClosedModel: a closed-model run has as many slots as its users
+// managed to send; verify checks they are neither repeated nor missing.
+func TestVerifyClosedModel(t *testing.T) {
+	url, _ := failingServer(t)
+	dir := t.TempDir()
+	planPath := filepath.Join(dir, "closed.hcl")
+	os.WriteFile(planPath, []byte(`
+target "t" {
+  url         = "`+url+`"
+  connections = 2
+}
+endpoint "home" { path = "/" }
+load {
+  model = "closed"
+  stage {
+    duration = "300ms"
+    users    = 2
+  }
+}
+`), 0o644)
+	run := filepath.Join(dir, "run")
+	mustRun(t, 0, "apply", planPath, "--out", run, "--quiet")
+	out, _ := mustRun(t, 0, "verify", run)
+	if !strings.Contains(out, "closed model:") || !strings.Contains(out, "none repeated, no gap") {
+		t.Fatalf("verify of a closed-model run:\n%s", out)
+	}
+}
