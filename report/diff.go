@@ -115,6 +115,9 @@ func BuildDiff(a, b string, opts DiffOptions) (*Diff, error) {
 	if !d.SameSchedule {
 		d.Note = fmt.Sprintf("different schedules (%s and %s): slots cannot be matched, so only the summaries are compared", short(d.A.ScheduleHash), short(d.B.ScheduleHash))
 	}
+	if d.SameSchedule && sa.model == "closed" {
+		d.Note = "closed model: slot k is the k-th request (or session) the users started in each run, so a slot of A and the same slot of B need not be the same request"
+	}
 	d.Endpoints = endpointShifts(sa, sb)
 	if d.SameSchedule {
 		aOK := roaring64.AndNot(sa.seen, sa.failed)
@@ -161,6 +164,7 @@ type groupKey struct{ endpoint, kind string }
 type sideTally struct {
 	side     DiffSide
 	warnings []string
+	model    string // from plan.tplan; "" when there is none
 	seen     *roaring64.Bitmap
 	failed   *roaring64.Bitmap
 	groups   map[groupKey]*failGroup
@@ -223,8 +227,10 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 	if ref == nil {
 		t.lat = []uint32{} // A keeps its latencies for B
 	}
-	if _, err := RunPlan(in, r.Meta); err != nil {
+	if info, err := RunPlan(in, r.Meta); err != nil {
 		t.warnings = append(t.warnings, err.Error())
+	} else if info != nil {
+		t.model = info.Model
 	}
 	var epOf []*epDiff
 	var expOf [][]int

@@ -52,6 +52,9 @@ func (d *Diff) writeText(w io.Writer, md bool) error {
 	}
 	if d.SameSchedule {
 		fmt.Fprintf(&b, "%sSame schedule %s: compared slot by slot.\n", nl(md), short(d.A.ScheduleHash))
+		if d.Note != "" {
+			fmt.Fprintf(&b, "%s%s.\n", nl(md), capital(d.Note))
+		}
 	} else {
 		fmt.Fprintf(&b, "%s%s.\n", nl(md), capital(d.Note))
 	}
