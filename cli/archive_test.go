@@ -259,6 +259,9 @@ func TestArchiveVerifyReplayDiff(t *testing.T) {
 	if g.Endpoint != "buy.get" || g.Kind != "status 500" || len(slots) != 3 || slots[0] != 3 || slots[1] != 17 || slots[2] != 42 {
 		t.Fatalf("diff names %s %s %v, want buy.get status 500 %v", g.Endpoint, g.Kind, slots, failed)
 	}
+	if len(g.List) != 3 || g.List[0] != 3 || g.List[1] != 17 || g.List[2] != 42 {
+		t.Fatalf("diff lists %v, want %v", g.List, failed)
+	}
 	// The reverse diff has them as fixed; the gate trips on the error rate.
 	out, _ = mustRun(t, 2, "diff", runA, runB, "--fail-on", "error_rate>+0.5pp", "--fail-on", "throughput<-50%")
 	if !strings.Contains(out, "FAIL  error_rate>+0.5pp") || !strings.Contains(out, "pass  throughput<-50%") {

@@ -55,6 +55,9 @@ type SlotGroup struct {
 	Kind     string    `json:"kind"` // an error kind, or "status 503"
 	Slots    int64     `json:"slots"`
 	First    []SlotRef `json:"first"`
+	// List is every slot of the group, in order, when there are at most
+	// listSlots of them (machines read it; people read First).
+	List []uint64 `json:"list,omitempty"`
 }
 
 // SlotRef is a slot and its due instant (ms after the run's start).
@@ -83,8 +86,12 @@ type DiffOptions struct {
 	Gates []Gate
 }
 
-// firstSlots is how many slot numbers each group lists.
-const firstSlots = 5
+// firstSlots is how many slot numbers each group shows with due times;
+// listSlots how many a group may hold to be listed whole.
+const (
+	firstSlots = 10
+	listSlots  = 1000
+)
 
 // BuildDiff reads run a, then run b (run directories or results files),
 // once each.
@@ -333,6 +340,9 @@ func slotGroups(t *sideTally, slots *roaring64.Bitmap) []SlotGroup {
 			continue
 		}
 		sg := SlotGroup{Endpoint: k.endpoint, Kind: k.kind, Slots: int64(n)}
+		if n <= listSlots {
+			sg.List = in.ToArray()
+		}
 		it := in.Iterator()
 		for it.HasNext() && len(sg.First) < firstSlots {
 			s := it.Next()
