@@ -54,6 +54,7 @@ type Reader struct {
 
 	rd    *ipc.Reader
 	fast  *fastStream // set when the columns have tressi's own types
+	seq   uint64      // batches read through rd
 	close func() error
 	batch Batch
 	cols  [10]int // field index of each contract column
@@ -115,7 +116,7 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 		rd.Release()
 		return nil, err
 	}
-	if layout != nil && fastEligible(res.Schema, *layout, res.cols) {
+	if layout != nil && fastReader && fastEligible(res.Schema, *layout, res.cols) {
 		// arrow-go has read exactly the schema message; the batches
 		// follow in br.
 		res.fast = newFastStream(br, res.Meta.ScheduleHash, *layout, res.cols)
@@ -198,7 +199,9 @@ func (r *Reader) Close() error {
 
 func (r *Reader) view(rec arrow.RecordBatch) error {
 	b := &r.batch
-	r.Unchecked++ // arrow-go's path reads other writers' files: no checksums to check
+	if err := r.checkArrowBatch(rec); err != nil {
+		return err
+	}
 	b.Len = int(rec.NumRows())
 	var err error
 	col := func(i int) arrow.Array { return rec.Column(r.cols[i]) }
