@@ -262,7 +262,7 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 		v.Diagnostics, v.Files = diags, files
 		detail := "does not load: " + firstError(diags)
 		if len(sensitive) > 0 {
-			detail += fmt.Sprintf("; the run used the sensitive variables %s, which archives leave out: pass them with -var name=value or TRESSI_VAR_<name>", strings.Join(sensitive, ", "))
+			detail += fmt.Sprintf("; the run used the sensitive variables %s, which archives leave out: pass them with --var name=value or TRESSI_VAR_<name>", strings.Join(sensitive, ", "))
 		}
 		v.add("FAIL", planLabel, "%s", detail)
 		return
@@ -276,7 +276,7 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 	if s.Hash != hash {
 		hint := "a plan file or a variable differs from the run's (see the lines above)"
 		if missing := unsupplied(sensitive, opts); len(missing) > 0 {
-			hint = fmt.Sprintf("the run's sensitive variables %s, which archives leave out, were not given: pass them with -var name=value or TRESSI_VAR_<name>", strings.Join(missing, ", "))
+			hint = fmt.Sprintf("the run's sensitive variables %s, which archives leave out, were not given: pass them with --var name=value or TRESSI_VAR_<name>", strings.Join(missing, ", "))
 		} else if len(sensitive) > 0 {
 			hint += fmt.Sprintf(", or a sensitive variable (%s) has another value than in the run", strings.Join(sensitive, ", "))
 		}

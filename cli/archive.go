@@ -24,7 +24,7 @@ func newArchiveCmd(e *env) *cobra.Command {
 			"version and revision, the machine facts and a SHA-256 manifest. Archiving a run twice gives\n" +
 			"byte-identical files. `tressi verify`, `report`, `apply` and `diff` take the archive.",
 		Example: "  tressi archive tressi-runs/quickstart-20260101T120000Z -o baseline.tressi.tar.zst\n" +
-			"  tressi verify baseline.tressi.tar.zst",
+			"  tressi archive tressi-runs/quickstart-20260101T120000Z   # writes quickstart-20260101T120000Z.tressi.tar.zst",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -38,7 +38,7 @@ func newArchiveCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "archive file to write (default <run-dir-name>.tressi.tar.zst)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "archive file to write (default <run-dir-name>.tressi.tar.zst)")
 	return cmd
 }
 

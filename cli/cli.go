@@ -61,7 +61,7 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
@@ -72,8 +72,12 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown flags, wrong argument counts.
-	fmt.Fprintf(stderr, "Error: %v\nRun 'tressi --help' for usage.\n", err)
+	// cobra's own errors: unknown flags, wrong argument counts. The help
+	// that answers them is the command's own.
+	if cmd == nil {
+		cmd = root
+	}
+	fmt.Fprintf(stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 	return ExitInvalid
 }
 

@@ -83,7 +83,7 @@ func newDiffCmd(e *env) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&format, "format", "text", "output format: text, md, json")
-	fl.StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	fl.StringVarP(&out, "out", "o", "", "write to this file instead of stdout")
 	fl.StringArrayVar(&failOn, "fail-on", nil, "exit 2 when this holds for B against A, e.g. 'p99>+10%', 'error_rate>+0.5pp', 'throughput<-5%' (repeatable)")
 	fl.Float64Var(&factor, "slower-factor", 2, "a slot counts as slower when its latency in B exceeds this factor times A's")
 	return cmd

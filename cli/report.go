@@ -45,7 +45,10 @@ func newReportCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(e, args, o) },
 	}
 	cmd.Flags().StringVar(&o.format, "format", "text", "output format: "+strings.Join(formats, ", "))
-	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write to this file instead of stdout")
+	// --output was report's spelling before every command said --out.
+	cmd.Flags().StringVar(&o.out, "output", "", "")
+	_ = cmd.Flags().MarkHidden("output")
 	cmd.Flags().StringArrayVar(&o.baseline, "baseline", nil, "a run (repeat for its shards) to compare with")
 	return cmd
 }
@@ -68,6 +71,11 @@ func runReport(e *env, args []string, o reportOptions) error {
 		return withCode(ExitInvalid, err)
 	}
 	defer cleanupBase()
+	for _, path := range append(append([]string{}, args...), baseline...) {
+		if what := notResults(path); what != "" {
+			return withCode(ExitInvalid, errors.New(what))
+		}
+	}
 	rep, err := report.Build(args, report.Options{Baseline: baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {
 		return withCode(ExitInvalid, err)

@@ -20,8 +20,8 @@ func newVerifyCmd(e *env) *cobra.Command {
 			"compile to the schedule the results were recorded from, and reads every row (each batch against\n" +
 			"its checksum, every slot present). For a run directory it checks the same minus the manifest.\n" +
 			"Each line names the file it is about. Exit 0 verified, 1 not. Sensitive variables, which\n" +
-			"archives leave out, are passed with -var as for apply.",
-		Example: "  tressi verify baseline.tressi.tar.zst\n  tressi verify tressi-runs/login-20260101T120000Z -var password=…",
+			"archives leave out, are passed with --var as for apply.",
+		Example: "  tressi verify baseline.tressi.tar.zst\n  tressi verify tressi-runs/login-20260101T120000Z --var password=…",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := archive.VerifyOptions{Vars: f.vars, Env: e.environ, Tressi: Version}
