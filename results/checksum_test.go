@@ -49,7 +49,11 @@ func TestFlippedByteNeverChangesRowsSilently(t *testing.T) {
 		t.Fatalf("clean file: damaged=%v, %d rows of %d, hash %q", damaged, len(want), len(rows), hash)
 	}
 	silent := 0
-	for i := range data {
+	stride := 1
+	if raceEnabled {
+		stride = 5 // every fifth byte: the race detector makes each read slow
+	}
+	for i := 0; i < len(data); i += stride {
 		bad := bytes.Clone(data)
 		bad[i] ^= 0x04
 		got, gotHash, damaged := readBack(bad)

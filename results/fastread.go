@@ -330,11 +330,12 @@ type decoders struct {
 	lz4          *lz4.Reader
 }
 
-func newDecoders() *decoders {
-	// One goroutine per decoder: the workers are the parallelism.
-	return &decoders{zstd: newZstd(false), zstdTrusting: newZstd(true)}
-}
+// newDecoders makes each decompressor on first use: a small file, or one
+// without compression, never pays for them.
+func newDecoders() *decoders { return &decoders{} }
 
+// newZstd makes a decoder that runs on its caller's goroutine: the workers
+// are the parallelism.
 func newZstd(ignoreChecksum bool) *zstd.Decoder {
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBodyLen),
 		zstd.IgnoreChecksum(ignoreChecksum))
@@ -345,8 +346,25 @@ func newZstd(ignoreChecksum bool) *zstd.Decoder {
 }
 
 func (d *decoders) close() {
-	d.zstd.Close()
-	d.zstdTrusting.Close()
+	for _, z := range []*zstd.Decoder{d.zstd, d.zstdTrusting} {
+		if z != nil {
+			z.Close()
+		}
+	}
+}
+
+// zstdDecoder returns the decoder for the current batch, made on first use.
+func (d *decoders) zstdDecoder() *zstd.Decoder {
+	if d.trustFrames {
+		if d.zstdTrusting == nil {
+			d.zstdTrusting = newZstd(true)
+		}
+		return d.zstdTrusting
+	}
+	if d.zstd == nil {
+		d.zstd = newZstd(false)
+	}
+	return d.zstd
 }
 
 // buffer decodes buffer b of body into dst (grown as needed) and returns
@@ -381,11 +399,7 @@ func (d *decoders) buffer(dst, body []byte, b bufRef, codec, need int) ([]byte, 
 	}
 	switch codec {
 	case codecZstd:
-		zd := d.zstd
-		if d.trustFrames {
-			zd = d.zstdTrusting
-		}
-		out, err := zd.DecodeAll(src, dst[:0])
+		out, err := d.zstdDecoder().DecodeAll(src, dst[:0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 		}
