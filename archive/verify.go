@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -101,6 +102,10 @@ func VerifyArchive(o *Opened, opts VerifyOptions) *Verification {
 func VerifyRun(dir string, opts VerifyOptions) *Verification {
 	v := &Verification{}
 	tp, err := readInfo(filepath.Join(dir, tplanFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		v.add("FAIL", tplanFile, "is missing from %s: verify recompiles the schedule from it; pass a run directory written by tressi apply", dir)
+		return v
+	}
 	if err != nil {
 		v.add("FAIL", tplanFile, "%v", err)
 		return v
