@@ -185,6 +185,23 @@ type sideTally struct {
 type epDiff struct {
 	latency          *latencyHistogram
 	compared, slower int64
+	expect           []int
+	expected         [denseStatuses]bool // ExpectsStatus, precomputed per status
+}
+
+func newEpDiff(expect []int) *epDiff {
+	e := &epDiff{latency: newLatencyHistogram(), expect: expect}
+	for st := range e.expected {
+		e.expected[st] = results.ExpectsStatus(expect, st)
+	}
+	return e
+}
+
+func (e *epDiff) expects(st int) bool {
+	if st < denseStatuses {
+		return e.expected[st]
+	}
+	return results.ExpectsStatus(e.expect, st)
 }
 
 // failGroup is the failed slots of one group and the smallest few of them
@@ -240,7 +257,6 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 		t.model = info.Model
 	}
 	var epOf []*epDiff
-	var expOf [][]int
 	var completed int64
 	firstDue, lastEnd := int64(1<<63-1), int64(-1<<63)
 	for {
@@ -248,15 +264,14 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 		if !ok {
 			break
 		}
-		epOf, expOf = epOf[:0], expOf[:0]
+		epOf = epOf[:0]
 		for _, name := range b.EndpointNames {
 			e := t.eps[name]
 			if e == nil {
-				e = &epDiff{latency: newLatencyHistogram()}
+				e = newEpDiff(r.Meta.Expect[name])
 				t.eps[name] = e
 			}
 			epOf = append(epOf, e)
-			expOf = append(expOf, r.Meta.Expect[name])
 		}
 		t.seen.AddMany(b.Slot)
 		for i := 0; i < b.Len; i++ {
@@ -266,7 +281,7 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 			st := int(b.Status[i])
 			due := b.Scheduled[i]
 			firstDue = min(firstDue, due)
-			okRow := errName == "" && lat >= 0 && results.ExpectsStatus(expOf[ei], st)
+			okRow := errName == "" && lat >= 0 && ep.expects(st)
 			if lat >= 0 {
 				completed++
 				lastEnd = max(lastEnd, due+lat)
