@@ -13,7 +13,7 @@ import (
 	"github.com/tressi/tressi/version"
 )
 
-// Exit codes of DESIGN.md.
+// Exit codes (docs/contracts.md, "Exit codes").
 const (
 	ExitOK          = 0
 	ExitInvalid     = 1   // invalid input: plan, flags, files

@@ -17,8 +17,8 @@ func TestDemoRunsQuickstart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	code, out, errs := run(t, nil, "demo", "--json", "--out", dir)
 	var rep struct {
-		Requests   int64 `json:"requests"`
-		OK         int64 `json:"ok"`
+		Requests   int64            `json:"requests"`
+		OK         int64            `json:"ok"`
 		ErrorKinds map[string]int64 `json:"error_kinds"`
 		Thresholds []struct {
 			Name string `json:"name"`

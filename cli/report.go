@@ -13,8 +13,8 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
+	"github.com/tressi/tressi/results"
 )
 
 func init() { register(newReportCmd) }
@@ -71,6 +71,9 @@ func runReport(e *env, args []string, o reportOptions) error {
 		return withCode(ExitInvalid, err)
 	}
 	defer cleanupBase()
+	if len(args) == 1 && len(baseline) == 0 && report.IsSearchRun(args[0]) {
+		return runSearchReport(e, args[0], format, o.out)
+	}
 	for _, path := range append(append([]string{}, args...), baseline...) {
 		if what := notResults(path); what != "" {
 			return withCode(ExitInvalid, errors.New(what))
@@ -122,7 +125,7 @@ func isTerminal(w io.Writer) bool {
 // runThresholds reads the plan's thresholds from a run directory's
 // plan.tplan, so an offline report judges the run as apply did; nil when
 // there is none.
-func runThresholds(path string) *plan.Thresholds {
+func runThresholds(path string) *results.Thresholds {
 	if !planMatchesResults(path) {
 		return nil // the report warns; another schedule's thresholds do not apply
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/tressi/tressi/ipcguard"
-	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
 // TPlanInfo is a .tplan's header without its slots: what a report, an
@@ -27,7 +27,7 @@ type TPlanInfo struct {
 	Variables map[string]TPlanVariable
 	// Sensitive names the variables whose values were left out.
 	Sensitive  []string
-	Thresholds plan.Thresholds
+	Thresholds results.Thresholds
 }
 
 // SourceNames lists the plan's source files in sorted order.
@@ -59,6 +59,6 @@ func ReadTPlanInfo(r io.Reader) (info TPlanInfo, err error) {
 	return TPlanInfo{
 		Name: h.Name, Hash: h.Hash, Seed: h.Seed, Model: h.Model, Count: h.Count,
 		Duration: time.Duration(h.DurationNS), PlanPath: h.PlanPath, Sources: h.Sources,
-		Variables: h.Variables, Sensitive: h.Sensitive, Thresholds: h.Thresholds,
+		Variables: h.Variables, Sensitive: h.Sensitive, Thresholds: fromWireThresholds(h.Thresholds),
 	}, nil
 }

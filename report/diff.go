@@ -285,7 +285,7 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 			if lat >= 0 {
 				completed++
 				lastEnd = max(lastEnd, due+lat)
-				ep.latency.record(lat) // t.latency is merged from these below
+				ep.latency.Record(lat) // t.latency is merged from these below
 			}
 			if !okRow {
 				t.side.Errors++
@@ -339,9 +339,9 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 		t.side.ThroughputRPS = float64(completed) / (float64(lastEnd-firstDue) / 1e9)
 	}
 	for _, e := range t.eps {
-		t.latency.merge(e.latency)
+		t.latency.Merge(e.latency)
 	}
-	t.side.Latency = t.latency.percentiles()
+	t.side.Latency = t.latency.Percentiles()
 	return t, nil
 }
 
@@ -401,10 +401,10 @@ func endpointShifts(a, b *sideTally) []EndpointShift {
 	for n := range names {
 		es := EndpointShift{Name: n}
 		if e := a.eps[n]; e != nil {
-			es.A = e.latency.percentiles()
+			es.A = e.latency.Percentiles()
 		}
 		if e := b.eps[n]; e != nil {
-			es.B = e.latency.percentiles()
+			es.B = e.latency.Percentiles()
 			es.Compared, es.Slower = e.compared, e.slower
 			if e.compared > 0 {
 				es.SlowerShare = float64(e.slower) / float64(e.compared)
