@@ -33,7 +33,7 @@ func TestObserveWatchAndProbe(t *testing.T) {
 		},
 	}
 	out, rows := run(t, s, opt)
-	if !out.EarlyExit || len(out.ThresholdFailures) != 1 || out.ThresholdFailures[0] != "p99: enough seen" {
+	if !out.EarlyExit || len(out.ThresholdFailures) != 1 || out.ThresholdFailures[0] != "early_exit: p99: enough seen" {
 		t.Fatalf("early exit %v, failures %v", out.EarlyExit, out.ThresholdFailures)
 	}
 	if int64(len(rows)) != observed.Load() || len(rows) != 400 {

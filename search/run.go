@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -125,9 +126,13 @@ func runProbe(ctx context.Context, p *plan.Plan, opt Options, index int, value f
 	if err != nil {
 		return nil, fmt.Errorf("probe %d at %g: %w", index, value, err)
 	}
+	// What stopped the probe early is the detail of the run's
+	// "early_exit" failure (see exec's verdict).
 	stop := ""
-	if out.EarlyExit && len(out.ThresholdFailures) > 0 {
-		stop = out.ThresholdFailures[0]
+	for _, f := range out.ThresholdFailures {
+		if rest, ok := strings.CutPrefix(f, "early_exit: "); ok && out.EarlyExit {
+			stop = rest
+		}
 	}
 	v, t := j.Final(stop)
 	pr := &Probe{Index: index, Offered: value, Dir: ProbeDir(index), ScheduleHash: s.Hash, EarlyStop: stop != "",
