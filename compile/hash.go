@@ -73,6 +73,16 @@ func encodeHeader(s *Schedule) []byte {
 		c.i64(int64(t.Timeout))
 		c.i64(int64(t.ConnectTimeout))
 		c.bool(t.InsecureSkipVerify)
+		if t.TLS != (TargetTLS{}) {
+			// Only when set, so plans without a tls block keep their hash.
+			c.str(t.TLS.CAFile)
+			c.str(t.TLS.CertFile)
+			c.str(t.TLS.KeyFile)
+			c.str(t.TLS.ServerName)
+			c.str(t.TLS.MinVersion)
+			c.str(t.TLS.MaxVersion)
+			c.bool(t.TLS.NoResumption)
+		}
 	}
 	c.u64(uint64(len(s.Requests)))
 	for i := range s.Requests {

@@ -137,6 +137,19 @@ type Target struct {
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool
+	TLS                TargetTLS `json:",omitzero"`
+}
+
+// TargetTLS is the rest of an https target's tls block (see plan.TLS): the
+// files are named by absolute path and read when the run starts.
+type TargetTLS struct {
+	CAFile       string `json:",omitempty"`
+	CertFile     string `json:",omitempty"`
+	KeyFile      string `json:",omitempty"`
+	ServerName   string `json:",omitempty"`
+	MinVersion   string `json:",omitempty"` // "1.2" or "1.3"
+	MaxVersion   string `json:",omitempty"`
+	NoResumption bool   `json:",omitempty"`
 }
 
 // Entry is a unit of selection: one endpoint, or one scenario whose slot

@@ -81,7 +81,12 @@ func isTLSError(err error) bool {
 		hn    x509.HostnameError
 		ci    x509.CertificateInvalidError
 	)
-	return errors.Is(err, fasthttp.ErrTLSHandshakeTimeout) || errors.As(err, &rh) || errors.As(err, &alert) ||
+	var te *tlsError
+	var op *net.OpError
+	// A TLS alert from the server ("remote error"): in TLS 1.3 a rejected
+	// client certificate is only said after the client's handshake ended,
+	// on the first read.
+	return errors.As(err, &te) || (errors.As(err, &op) && op.Op == "remote error") || errors.Is(err, fasthttp.ErrTLSHandshakeTimeout) || errors.As(err, &rh) || errors.As(err, &alert) ||
 		errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci)
 }
 

@@ -132,18 +132,15 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 }
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with
-// the targets' addresses. The loop speaks plain HTTP/1.1 to addresses
-// resolved once, here: endpoints and scenarios, pooled or with a
-// connection per session.
+// the targets' addresses. The loop speaks HTTP/1.1, plain or over TLS
+// (looptls_linux.go), to addresses resolved once, here: endpoints and
+// scenarios, pooled or with a connection per session.
 func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
 		return nil, "it runs on Linux only"
 	}
 	addrs := make([]*net.TCPAddr, len(s.Targets))
 	for i, t := range s.Targets {
-		if t.Scheme == "https" {
-			return nil, fmt.Sprintf("target %q uses https", t.Name)
-		}
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {
 			return nil, fmt.Sprintf("target %q: %v", t.Name, err)

@@ -67,16 +67,20 @@ type evloop struct {
 	// and read them in one go at the next burst without adding that wait
 	// to their latency. wallBase converts those wall-clock stamps to run
 	// time; outs counts connections waiting to write, which cannot wait.
-	stamps    bool
-	wallBase  int64
-	outs      int
-	partials  int // connections with part of a response: a large body is read as it comes
-	msg       unix.Msghdr
-	iov       unix.Iovec
-	oob       [64]byte
-	keeper    int // a socket that keeps the kernel stamping from before the first dial
-	refilling bool
-	enc       h1Encoder // renders requests with holes, the way fasthttp sends them
+	stamps   bool
+	wallBase int64
+	outs     int
+	partials int // connections with part of a response: a large body is read as it comes
+	// handshaking counts connections whose transport handshake runs: the
+	// open model does not sleep through their bytes, which carry no reply
+	// to stamp but hold up the next step of the handshake.
+	handshaking int
+	msg         unix.Msghdr
+	iov         unix.Iovec
+	oob         [64]byte
+	keeper      int // a socket that keeps the kernel stamping from before the first dial
+	refilling   bool
+	enc         h1Encoder // renders requests with holes, the way fasthttp sends them
 	// cipher is where a connection's transport reads the socket's bytes
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
@@ -230,7 +234,7 @@ func (l *evloop) poll(wake int64) {
 	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush() // a slow run still reaches the file every second
 	}
-	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 {
+	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
 		rawSleep(timeout)
@@ -313,6 +317,9 @@ func (l *evloop) event(c *lconn, ev uint32) {
 			l.read(c)
 		}
 	case connIdle:
+		if c.tr != nil && l.idleRecords(c) {
+			return
+		}
 		// An idle connection has nothing to say: the server closed it
 		// (or sent bytes nobody asked for). Either way it is done, and
 		// never carries a request.

@@ -32,6 +32,7 @@ type lconn struct {
 	job     ljob
 	// deadline is the job's (or the dial's, while dialing: see dialEnd).
 	deadline int64
+	dialAt   int64  // when the dial began
 	dialEnd  int64  // the connect timeout's instant, while dialing
 	sent     int64  // when the job's first byte went out; -1 before
 	out, in  int64  // the job's bytes each way
@@ -40,6 +41,9 @@ type lconn struct {
 	rlen     int
 	codec    codec
 	tr       transport // nil: plain socket
+	// connect is how long opening the connection took (connect, and the
+	// transport's handshake): the connect_ns of its first job's row.
+	connect int64
 	// owner is the session whose own connection this is
 	// (connection = "session"), -1 for a pool connection.
 	owner int32
@@ -89,7 +93,12 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 	t.open++
 	c.state = connDialing
 	c.job = j
-	c.dialEnd = j.ready + t.connect
+	// The connect timeout counts from the dial, not from when the job
+	// began waiting: a job that waited in the queue for a connection
+	// (its timeout counts that wait) still gets the whole connect timeout
+	// for the connection it opens.
+	c.dialAt = l.ex.clock.now()
+	c.dialEnd = c.dialAt + t.connect
 	c.deadline = j.ready + int64(j.pr.timeout)
 	l.busy++
 	l.armScan()
@@ -106,7 +115,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused = fd, t, 0, false, nil, -1, false
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.connect = fd, t, 0, false, nil, -1, false, 0
 	return c
 }
 
@@ -115,9 +124,11 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 func (l *evloop) connected(c *lconn) {
 	if c.tr != nil && !c.tr.Ready() {
 		c.state = connHandshaking
+		l.handshaking++
 		l.pump(c)
 		return
 	}
+	c.connect = max(l.now-c.dialAt, 1)
 	c.state = connBusy
 	l.setOut(c, false)
 	l.write(c)
@@ -134,8 +145,14 @@ func (l *evloop) pump(c *lconn) {
 	}
 	switch c.state {
 	case connHandshaking:
+		if err := c.tr.Err(); err != nil {
+			l.fail(c, &dialError{asTLSError(err)})
+			return
+		}
 		if c.tr.Ready() {
+			l.handshaking--
 			c.state = connBusy
+			c.connect = max(l.ex.clock.now()-c.dialAt, 1)
 			l.write(c)
 		}
 	case connBusy:
@@ -245,13 +262,25 @@ func (l *evloop) read(c *lconn) {
 			l.fail(c, os.NewSyscallError("read", errno))
 			return
 		case n == 0:
+			if c.tr != nil && c.state == connHandshaking {
+				// The transport says why (an alert it was fed, most
+				// likely) when it wakes the loop; until then the socket's
+				// end must not wake the loop again and again.
+				c.tr.EOF()
+				if err := l.p.remove(c.fd); err != nil {
+					l.fail(c, &dialError{err})
+				}
+				return
+			}
 			if c.tr != nil && c.state == connBusy && !l.plaintext(c) {
 				return
 			}
 			l.eof(c)
 			return
 		}
-		c.in += int64(n)
+		if c.tr == nil {
+			c.in += int64(n) // through a transport, the plaintext counts
+		}
 		full := n == len(buf)
 		if c.tr != nil {
 			if err := c.tr.Feed(buf[:n]); err != nil {
@@ -278,13 +307,20 @@ func (l *evloop) read(c *lconn) {
 func (l *evloop) plaintext(c *lconn) bool {
 	for {
 		n, err := c.tr.Read(c.rbuf[c.rlen:])
-		if err != nil {
+		if err == io.EOF && n == 0 {
+			// The server's close_notify: the end of a body that runs to
+			// the connection's close, or of a connection it gave up.
+			l.eof(c)
+			return false
+		}
+		if err != nil && err != io.EOF {
 			l.fail(c, err)
 			return false
 		}
 		if n == 0 {
 			return true
 		}
+		c.in += int64(n)
 		c.rlen += n
 		if !l.decode(c, c.rlen == len(c.rbuf)) {
 			return false
@@ -354,6 +390,7 @@ func (l *evloop) complete(c *lconn, done int64) {
 	// way the connection cannot be trusted with another request.
 	keepConn := resp.keepAlive && c.rlen == 0 && c.pending == nil
 	row := l.sink.outcome(j.pr, j.k, j.sched, c.sent, done, c.out, c.in, resp.status, nil)
+	row.Connect, c.connect = c.connect, 0
 	if resp.sampled && l.sink.wantSample(&row) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
@@ -415,7 +452,7 @@ func (l *evloop) reuse(c *lconn) {
 // or the same one again, is the job's row.
 func (l *evloop) fail(c *lconn, err error) {
 	j, sent, out, in := c.job, c.sent, c.out, c.in
-	dialing := c.state == connDialing
+	dialing := c.state == connDialing || c.state == connHandshaking
 	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
 	l.busy--
 	l.closeConn(c)
@@ -438,7 +475,7 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	done := l.ex.clock.now()
 	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	if l.sink.wantSample(&row) {
-		l.sink.putSample(&row, j.pr, nil, nil, 0)
+		l.sink.putSampleErr(&row, j.pr, nil, nil, 0, err)
 	}
 	l.sink.keep(row, done)
 	l.refill(l.targets[j.pr.spec.Target])
@@ -493,6 +530,9 @@ func (l *evloop) whole(c *lconn) {
 
 func (l *evloop) releaseConn(c *lconn) {
 	l.whole(c)
+	if c.state == connHandshaking {
+		l.handshaking--
+	}
 	if c.tr != nil {
 		c.tr.Close()
 		c.tr = nil

@@ -27,7 +27,7 @@ func (l *evloop) scan() {
 			continue
 		}
 		switch {
-		case c.state == connDialing && now >= c.dialEnd:
+		case (c.state == connDialing || c.state == connHandshaking) && now >= c.dialEnd:
 			l.fail(c, &dialError{timeoutError{}})
 		case now >= c.deadline:
 			l.fail(c, timeoutError{})

@@ -32,6 +32,18 @@ type Meta struct {
 	Sent        int64     `json:"sent"`
 	OK          int64     `json:"ok"`
 	Thresholds  []string  `json:"threshold_failures,omitempty"`
+	TLS         *MetaTLS  `json:"tls,omitempty"`
+}
+
+// MetaTLS is what meta.json says of a run's TLS: how many handshakes, how
+// many of them resumed an earlier session, and which targets were not
+// verified.
+type MetaTLS struct {
+	Handshakes int64 `json:"handshakes"`
+	Resumed    int64 `json:"resumed"`
+	// InsecureSkipVerify names the targets whose certificates were not
+	// checked (tls { insecure_skip_verify = true }).
+	InsecureSkipVerify []string `json:"insecure_skip_verify,omitempty"`
 }
 
 func newMeta(version, commandLine string) Meta {

@@ -116,6 +116,10 @@ type Outcome struct {
 
 	Engine string // the engine that sent the requests
 
+	// TLSHandshakes counts the TLS handshakes of https targets; TLSResumed
+	// those that resumed an earlier session instead of a full handshake.
+	TLSHandshakes, TLSResumed int64
+
 	Interrupted bool // stopped by Options.Interrupt or the context
 	EarlyExit   bool // stopped by a live threshold
 	// Thresholds is the run's verdict: every threshold of the plan judged
@@ -168,7 +172,11 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
-	ex.cl = newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
+	cl, err := newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
+	if err != nil {
+		return nil, err
+	}
+	ex.cl = cl
 	defer ex.cl.close()
 	reqs, names, err := prepareRequests(s, ex.cl)
 	if err != nil {
@@ -284,6 +292,10 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
+	meta.TLS = ex.cl.tlsMeta(s.Targets)
+	if meta.TLS != nil {
+		out.TLSHandshakes, out.TLSResumed = meta.TLS.Handshakes, meta.TLS.Resumed
+	}
 	meta.ExitStatus = exitStatus(out, werr)
 	if err := meta.write(opt.OutDir); werr == nil && err != nil {
 		werr = err
@@ -340,6 +352,16 @@ func check(s *compile.Schedule) error {
 	for _, t := range s.Targets {
 		if t.Connections < 1 || t.Timeout <= 0 || t.ConnectTimeout <= 0 || t.Scheme == "" || t.Host == "" || t.Addr == "" {
 			return fmt.Errorf("target %q lacks its connections, timeouts, scheme or address; recompile the plan with this tressi", t.Name)
+		}
+	}
+	for i := range s.Targets {
+		// The TLS files are read again when the run starts (a .tplan keeps
+		// their paths): a file gone since is bad input, found before the
+		// run directory is made.
+		if s.Targets[i].Scheme == "https" {
+			if _, err := newTLSConfig(&s.Targets[i], new(tlsStats)); err != nil {
+				return &InputError{fmt.Errorf("%w; fix the path in the target's tls block", err)}
+			}
 		}
 	}
 	return nil

@@ -66,11 +66,32 @@ type Target struct {
 	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
+	TLS                TLS // the rest of the tls block; zero when there is none
 	// SourceAddresses are local addresses connections are spread over
 	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
 	SourceAddresses []string
 	DeclRange       hcl.Range
 }
+
+// TLS is how an https target is trusted and how tressi proves who it is.
+// File paths are resolved against the plan's directory; the files are read
+// from the operating system's file system when the plan is checked and
+// again when it runs (a private key never joins the plan's sources).
+type TLS struct {
+	CAFile     string // PEM certificates trusted instead of the system roots
+	CertFile   string // client certificate chain (PEM), with KeyFile
+	KeyFile    string // its private key (PEM)
+	ServerName string // SNI and the name verified; default: the URL's host
+	MinVersion string // "1.2" or "1.3"; default 1.2
+	MaxVersion string // "1.2" or "1.3"; default 1.3
+	// NoResumption turns session resumption off: every connection pays a
+	// full handshake.
+	NoResumption bool
+	DeclRange    hcl.Range
+}
+
+// TLS versions a plan may name.
+var TLSVersions = []string{"1.2", "1.3"}
 
 // Default target settings.
 const (

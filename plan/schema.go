@@ -42,7 +42,16 @@ var targetSchema = &hcl.BodySchema{
 }
 
 var tlsSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "insecure_skip_verify"}},
+	Attributes: []hcl.AttributeSchema{
+		{Name: "insecure_skip_verify"},
+		{Name: "ca_file"},
+		{Name: "cert_file"},
+		{Name: "key_file"},
+		{Name: "server_name"},
+		{Name: "min_version"},
+		{Name: "max_version"},
+		{Name: "session_resumption"},
+	},
 }
 
 // requestAttributes are shared by endpoints and scenario steps.

@@ -150,6 +150,10 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		warnings = append(warnings, err.Error())
 	} else {
 		s.Run.Environment = env
+		if s.TLS = tlsSummary(env); s.TLS != nil && len(s.TLS.InsecureSkipVerify) > 0 {
+			warnings = append(warnings, fmt.Sprintf("certificates were not verified (insecure_skip_verify) for target %s",
+				strings.Join(s.TLS.InsecureSkipVerify, ", ")))
+		}
 	}
 	var sw []string
 	s.Samples, sw = readSamples(inputs)

@@ -28,6 +28,9 @@ type Batch struct {
 	Status    []uint16
 	BytesOut  []uint32
 	BytesIn   []uint32
+	// Connect is nil for files written before the connect_ns column:
+	// read it as all zeros.
+	Connect []int64
 
 	Endpoint      []int32 // index into EndpointNames
 	EndpointNames []string
@@ -58,7 +61,9 @@ type Reader struct {
 	close func() error
 	batch Batch
 	cols  [10]int // field index of each contract column
-	err   error
+	// connect is the field index of the optional connect_ns column, or -1.
+	connect int
+	err     error
 }
 
 // Open opens a results file.
@@ -133,6 +138,10 @@ func (r *Reader) bindColumns() error {
 			return fmt.Errorf("results column %q is missing (found %v); is this a tressi results file?", name, fieldNames(r.Schema))
 		}
 		r.cols[i] = idx[0]
+	}
+	r.connect = -1
+	if idx := r.Schema.FieldIndices(ColConnect); len(idx) > 0 {
+		r.connect = idx[0]
 	}
 	return nil
 }
@@ -225,7 +234,13 @@ func (r *Reader) view(rec arrow.RecordBatch) error {
 	if b.BytesOut, err = values[uint32](col(8), ColBytesOut); err != nil {
 		return err
 	}
-	b.BytesIn, err = values[uint32](col(9), ColBytesIn)
+	if b.BytesIn, err = values[uint32](col(9), ColBytesIn); err != nil {
+		return err
+	}
+	b.Connect = nil
+	if r.connect >= 0 {
+		b.Connect, err = values[int64](rec.Column(r.connect), ColConnect)
+	}
 	return err
 }
 

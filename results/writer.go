@@ -38,6 +38,7 @@ type Writer struct {
 	// slices without copying, and the IPC writer is done with them on return.
 	slot                              []uint64
 	scheduled, sent, latency, service []int64
+	connect                           []int64
 	status, endpoint                  []uint16
 	errKind                           []uint8
 	bytesOut, bytesIn                 []uint32
@@ -90,6 +91,7 @@ func (wr *Writer) Write(rows []Row) error {
 		dictionary(errorType, arrow.PrimitiveTypes.Uint8, n, wr.errKind, wr.errs),
 		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesOut),
 		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesIn),
+		primitive(arrow.PrimitiveTypes.Int64, n, wr.connect),
 	}
 	raw := [10][]byte{asBytes(wr.slot), asBytes(wr.endpoint), asBytes(wr.scheduled), asBytes(wr.sent),
 		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
@@ -124,6 +126,7 @@ func (wr *Writer) fillColumns(rows []Row) {
 	wr.errKind = grow(wr.errKind, n)
 	wr.bytesOut = grow(wr.bytesOut, n)
 	wr.bytesIn = grow(wr.bytesIn, n)
+	wr.connect = grow(wr.connect, n)
 	for i := range rows {
 		r := &rows[i]
 		wr.slot[i] = r.Slot
@@ -136,6 +139,7 @@ func (wr *Writer) fillColumns(rows []Row) {
 		wr.errKind[i] = uint8(r.Error)
 		wr.bytesOut[i] = r.BytesOut
 		wr.bytesIn[i] = r.BytesIn
+		wr.connect[i] = r.Connect
 	}
 }
 
