@@ -46,7 +46,16 @@ func (r *Reader) checkArrowBatch(rec arrow.RecordBatch) error {
 		}
 		raw[i] = valueBytes(a, widths[i])
 	}
-	if err := bc.check(r.Meta.ScheduleHash, seq, int(rec.NumRows()), &raw, endpoints, errs); err != nil {
+	var extra [][]byte
+	if r.connect >= 0 {
+		a := rec.Column(r.connect)
+		if !arrow.TypeEqual(a.DataType(), arrow.PrimitiveTypes.Int64) {
+			r.Unchecked++
+			return nil
+		}
+		extra = append(extra, valueBytes(a, 8))
+	}
+	if err := bc.check(r.Meta.ScheduleHash, seq, int(rec.NumRows()), &raw, endpoints, errs, extra...); err != nil {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 	}
 	return nil

@@ -25,13 +25,19 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // batchSum is the checksum of one batch. cols are the raw little-endian
 // values of the ten contract columns in contract order, in the writer's
 // types (uint64, uint16 indices, int64 ×4, uint16, uint8 indices, uint32 ×2).
-func batchSum(hash string, seq uint64, rows int, cols *[10][]byte, endpoints, errs []string) uint32 {
+//
+// extra are the optional columns the file has, in schema order (connect_ns),
+// hashed after the ten; a file without them hashes as before they existed.
+func batchSum(hash string, seq uint64, rows int, cols *[10][]byte, endpoints, errs []string, extra ...[]byte) uint32 {
 	var head [16]byte
 	binary.LittleEndian.PutUint64(head[:8], seq)
 	binary.LittleEndian.PutUint64(head[8:], uint64(rows))
 	c := crc32.Update(0, castagnoli, []byte(hash))
 	c = crc32.Update(c, castagnoli, head[:])
 	for _, col := range cols {
+		c = crc32.Update(c, castagnoli, col)
+	}
+	for _, col := range extra {
 		c = crc32.Update(c, castagnoli, col)
 	}
 	for _, names := range [2][]string{endpoints, errs} {
@@ -84,11 +90,11 @@ var ErrChecksum = fmt.Errorf("a batch does not match its checksum")
 
 // check compares a batch read back with its recorded checksum; want is the
 // sequence number the batch must have (its place in the stream).
-func (bc batchCheck) check(hash string, want uint64, rows int, cols *[10][]byte, endpoints, errs []string) error {
+func (bc batchCheck) check(hash string, want uint64, rows int, cols *[10][]byte, endpoints, errs []string, extra ...[]byte) error {
 	if bc.seq != want {
 		return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, want, bc.seq)
 	}
-	if got := batchSum(hash, want, rows, cols, endpoints, errs); got != bc.sum {
+	if got := batchSum(hash, want, rows, cols, endpoints, errs, extra...); got != bc.sum {
 		return fmt.Errorf("%w: batch %d (%d rows) has CRC-32C %08x, recorded %08x: the file was changed after it was written", ErrChecksum, want, rows, got, bc.sum)
 	}
 	return nil

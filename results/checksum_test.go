@@ -30,9 +30,13 @@ func readBack(data []byte) (rows []Row, hash string, damaged bool) {
 					kind = ErrorKind(k)
 				}
 			}
+			var connect int64
+			if b.Connect != nil {
+				connect = b.Connect[i]
+			}
 			rows = append(rows, Row{Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
 				Service: b.Service[i], BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i], Status: b.Status[i],
-				Endpoint: ep, Error: kind})
+				Endpoint: ep, Error: kind, Connect: connect})
 		}
 	}
 	return rows, r.Meta.ScheduleHash, r.Err() != nil || r.Truncated != nil
@@ -139,5 +143,34 @@ func TestArrowPathChecksBatchesToo(t *testing.T) {
 	}
 	if caught == 0 {
 		t.Fatal("no flip was caught through arrow-go")
+	}
+}
+
+// TestTressiFilesTakeTheFastReader: what the writer writes (connect_ns
+// included) is read by the fast reader, connect column and all.
+func TestTressiFilesTakeTheFastReader(t *testing.T) {
+	rows := randomRows(250, 4)
+	for i := range rows {
+		rows[i].Connect = int64(i) * 1000
+	}
+	r, err := NewReader(bytes.NewReader(writeRows(t, rows, 100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.fast == nil {
+		t.Fatal("a file tressi wrote is not read by the fast reader")
+	}
+	n := 0
+	for b, ok := r.Next(); ok; b, ok = r.Next() {
+		for i := 0; i < b.Len; i++ {
+			if b.Connect[i] != rows[n].Connect {
+				t.Fatalf("row %d: connect %d, wrote %d", n, b.Connect[i], rows[n].Connect)
+			}
+			n++
+		}
+	}
+	if n != len(rows) || r.Truncated != nil || r.Err() != nil || r.Unchecked != 0 {
+		t.Fatalf("%d rows of %d, truncated %v, err %v, unchecked %d", n, len(rows), r.Truncated, r.Err(), r.Unchecked)
 	}
 }

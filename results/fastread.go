@@ -28,6 +28,7 @@ type fastStream struct {
 	hash    string
 	layout  schemaLayout
 	cols    [10]int // field index of each contract column
+	connect bool    // the file has the connect_ns column (field 10)
 	jobs    chan *fastJob
 	order   chan *fastJob
 	free    chan *fastJob
@@ -53,7 +54,11 @@ var writerTypes = [10]arrow.DataType{
 // fastEligible says whether the schema is exactly tressi's, so each batch
 // has the ten columns' twenty buffers in a known layout.
 func fastEligible(schema *arrow.Schema, layout schemaLayout, cols [10]int) bool {
-	if !layout.littleEndian || schema.NumFields() != 10 || len(layout.dictIDs) != 10 {
+	n := schema.NumFields()
+	if !layout.littleEndian || (n != 10 && n != 11) || len(layout.dictIDs) != n {
+		return false
+	}
+	if n == 11 && (schema.Field(10).Name != ColConnect || !arrow.TypeEqual(schema.Field(10).Type, arrow.PrimitiveTypes.Int64)) {
 		return false
 	}
 	for i, fi := range cols {
@@ -74,15 +79,16 @@ type fastJob struct {
 	err       error // damage: the stream ends here
 	done      chan struct{}
 
-	raw   [10][]byte // decoded column bytes, 8-byte aligned
-	batch Batch
+	raw     [10][]byte // decoded column bytes, 8-byte aligned
+	connect []byte     // decoded connect_ns bytes, when the file has them
+	batch   Batch
 }
 
 func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
 	s := &fastStream{
-		br: br, hash: hash, layout: layout, cols: cols,
+		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
 		free:  make(chan *fastJob, inFlight+2),
@@ -214,8 +220,12 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		return err
 	}
 	n := int(rb.length)
-	if len(rb.nodes) != 10 || len(rb.buffers) != 20 {
-		return fmt.Errorf("%w: a batch with %d columns and %d buffers, want 10 and 20", ipcguard.ErrDamaged, len(rb.nodes), len(rb.buffers))
+	fields := 10
+	if s.connect {
+		fields = 11
+	}
+	if len(rb.nodes) != fields || len(rb.buffers) != 2*fields {
+		return fmt.Errorf("%w: a batch with %d columns and %d buffers, want %d and %d", ipcguard.ErrDamaged, len(rb.nodes), len(rb.buffers), fields, 2*fields)
 	}
 	keys, values, err := messageMetadata(job.msg.meta)
 	if err != nil {
@@ -236,8 +246,18 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 			return fmt.Errorf("column %s: %w", contractColumns[i], err)
 		}
 	}
+	var extra [][]byte
+	if s.connect {
+		if rb.nodes[10] != int64(n) {
+			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, ColConnect, rb.nodes[10], n)
+		}
+		if job.connect, err = dec.buffer(job.connect, body, rb.buffers[21], rb.codec, n*8); err != nil {
+			return fmt.Errorf("column %s: %w", ColConnect, err)
+		}
+		extra = append(extra, job.connect[:n*8])
+	}
 	if bc.ok {
-		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs); err != nil {
+		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs, extra...); err != nil {
 			return err
 		}
 	}
@@ -252,6 +272,10 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 	b.Status = view[uint16](job.raw[6], n)
 	b.BytesOut = view[uint32](job.raw[8], n)
 	b.BytesIn = view[uint32](job.raw[9], n)
+	b.Connect = nil
+	if s.connect {
+		b.Connect = view[int64](job.connect, n)
+	}
 	b.EndpointNames, b.ErrorNames = job.endpoints, job.errs
 	if b.Endpoint, err = widenIndices(b.Endpoint, view[uint16](job.raw[1], n), len(job.endpoints), ColEndpoint); err != nil {
 		return err

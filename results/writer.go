@@ -96,7 +96,7 @@ func (wr *Writer) Write(rows []Row) error {
 	raw := [10][]byte{asBytes(wr.slot), asBytes(wr.endpoint), asBytes(wr.scheduled), asBytes(wr.sent),
 		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
 		asBytes(wr.bytesOut), asBytes(wr.bytesIn)}
-	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:])
+	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:], asBytes(wr.connect))
 	md := arrow.NewMetadata([]string{KeyBatchSeq, KeyBatchSum}, []string{strconv.FormatUint(wr.seq, 10), formatSum(sum)})
 	if wr.noChecksums {
 		md = arrow.Metadata{}
