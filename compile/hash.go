@@ -83,6 +83,12 @@ func encodeHeader(s *Schedule) []byte {
 			c.str(t.TLS.MaxVersion)
 			c.bool(t.TLS.NoResumption)
 		}
+		// HTTP/1.1 targets hash as they did before protocols existed.
+		if t.Protocol != "" || t.MaxStreams != 0 {
+			c.str("protocol")
+			c.str(t.Protocol)
+			c.i64(int64(t.MaxStreams))
+		}
 	}
 	c.u64(uint64(len(s.Requests)))
 	for i := range s.Requests {

@@ -137,6 +137,8 @@ type Target struct {
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool
+	Protocol           string    `json:",omitempty"` // plan.ProtocolH2, H2C or Auto; "" is HTTP/1.1
+	MaxStreams         int       `json:",omitempty"` // HTTP/2 streams per connection; 0: the server's limit, capped
 	TLS                TargetTLS `json:",omitzero"`
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/h1"
+	"github.com/tressi/tressi/h2"
 	"github.com/tressi/tressi/results"
 )
 
@@ -36,6 +37,8 @@ func classify(err error) results.ErrorKind {
 	switch {
 	case errors.Is(err, errAborted):
 		return results.Interrupted
+	case errors.Is(err, h2.ErrUnprocessed):
+		return results.Unprocessed
 	case errors.As(err, &dnsErr):
 		return results.DNS
 	case errors.Is(err, fasthttp.ErrBodyTooLarge), errors.Is(err, h1.ErrBodyTooLarge):
@@ -53,6 +56,8 @@ func classify(err error) results.ErrorKind {
 		// ErrNoFreeConns only comes back when the wait for a connection
 		// outlived the request's timeout.
 		return results.Timeout
+	case isH2Reset(err):
+		return results.Reset
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
 		errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed):
@@ -62,6 +67,15 @@ func classify(err error) results.ErrorKind {
 	}
 	// What is left is fasthttp failing to parse what the server sent.
 	return results.Protocol
+}
+
+// isH2Reset: the server reset an HTTP/2 stream, sent GOAWAY with an
+// error, or closed the connection with streams open. An HTTP/2 protocol
+// error of the server's is left to Protocol.
+func isH2Reset(err error) bool {
+	var se *h2.StreamError
+	var ce *h2.ConnError
+	return errors.As(err, &se) || errors.Is(err, h2.ErrConnClosed) || (errors.As(err, &ce) && ce.Remote)
 }
 
 func isTimeout(err error) bool {

@@ -101,6 +101,40 @@ type ltarget struct {
 	// transport makes the transport of a new connection; nil: the socket
 	// itself (plain HTTP).
 	transport transportFactory
+	// proto is what the target speaks; HTTP/2 connections are in muxes,
+	// each taking streams up to maxStreams (0: the server's limit).
+	proto      uint8
+	maxStreams int
+	muxes      []*lconn
+}
+
+// What a target speaks (compile.Target.Protocol).
+const (
+	protoHTTP1 = iota
+	protoH2    // HTTP/2 over TLS, by ALPN
+	protoH2C   // HTTP/2 over plain TCP, prior knowledge
+	protoAuto  // over TLS, ALPN picks HTTP/2 or HTTP/1.1
+)
+
+// targetProto maps a schedule target's protocol to the loop's.
+func targetProto(p string) uint8 {
+	switch p {
+	case "h2":
+		return protoH2
+	case "h2c":
+		return protoH2C
+	case "auto":
+		return protoAuto
+	}
+	return protoHTTP1
+}
+
+// alpn is the protocol a TLS transport's handshake chose, "" when none.
+func alpn(tr transport) string {
+	if a, ok := tr.(interface{ NegotiatedProtocol() string }); ok {
+		return a.NegotiatedProtocol()
+	}
+	return ""
 }
 
 // ljob is one request waiting for, or carried by, a connection.
@@ -137,6 +171,9 @@ func loopSupported() bool { return true }
 // splitting each target's connections between them.
 func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 	loops := make([]*evloop, 0, n)
+	if ex.protos == nil {
+		ex.protos = make([]protocolCounts, len(ex.s.Targets))
+	}
 	for i := range n {
 		p, err := newPoller(maxEvents)
 		if err != nil {
@@ -156,7 +193,8 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 			// Each loop gets its own address: Connect writes into it.
 			sa, family := sockaddr(addrs[ti])
 			l.targets = append(l.targets, &ltarget{idx: ti, sa: sa, family: family, maxConns: max(share, 1),
-				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti)})
+				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti),
+				proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
 		}
 		loops = append(loops, l)
 	}
@@ -357,6 +395,12 @@ func (l *evloop) dispatch(j ljob) {
 		l.dispatchOwn(t, j)
 		return
 	}
+	if t.proto != protoHTTP1 {
+		if c := t.readyMux(); c != nil {
+			l.muxStart(c, j)
+			return
+		}
+	}
 	if n := len(t.idle); n > 0 {
 		c := t.idle[n-1]
 		t.idle = t.idle[:n-1]
@@ -377,6 +421,12 @@ func (l *evloop) dispatch(j ljob) {
 // connections count against the target's cap like the pool's: an idle
 // pool connection makes room for it.
 func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
+	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.mux != nil {
+		// Its own HTTP/2 connection: a session sends one request at a
+		// time, so a stream is free.
+		l.muxStart(c, j)
+		return
+	}
 	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.state == connIdle {
 		l.begin(c, j)
 		return

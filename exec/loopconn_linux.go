@@ -41,6 +41,7 @@ type lconn struct {
 	rlen     int
 	codec    codec
 	tr       transport // nil: plain socket
+	mux      *h2mux    // an HTTP/2 connection's streams; nil: one job at a time
 	// connect is how long opening the connection took (connect, and the
 	// transport's handshake): the connect_ns of its first job's row.
 	connect int64
@@ -115,7 +116,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.connect = fd, t, 0, false, nil, -1, false, 0
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.connect, c.mux = fd, t, 0, false, nil, -1, false, 0, nil
 	return c
 }
 
@@ -131,6 +132,11 @@ func (l *evloop) connected(c *lconn) {
 	c.connect = max(l.now-c.dialAt, 1)
 	c.state = connBusy
 	l.setOut(c, false)
+	if c.t.proto == protoH2C {
+		l.startMux(c)
+		return
+	}
+	l.ex.protos[c.t.idx].http1.Add(1)
 	l.write(c)
 }
 
@@ -153,7 +159,15 @@ func (l *evloop) pump(c *lconn) {
 			l.handshaking--
 			c.state = connBusy
 			c.connect = max(l.ex.clock.now()-c.dialAt, 1)
-			l.write(c)
+			switch {
+			case c.t.proto != protoHTTP1 && alpn(c.tr) == "h2":
+				l.startMux(c)
+			case c.t.proto == protoH2:
+				l.fail(c, errNoH2)
+			default:
+				l.ex.protos[c.t.idx].http1.Add(1)
+				l.write(c)
+			}
 		}
 	case connBusy:
 		l.plaintext(c)
@@ -181,6 +195,10 @@ func (l *evloop) prepare(c *lconn) {
 // write sends what is left of c's request, through its transport if it
 // has one.
 func (l *evloop) write(c *lconn) {
+	if c.mux != nil {
+		l.muxFlush(c)
+		return
+	}
 	if c.sent < 0 {
 		c.sent = l.ex.clock.now()
 	}
@@ -332,6 +350,9 @@ func (l *evloop) plaintext(c *lconn) bool {
 // exchange (or failed it). full: the last read filled the buffer, so it
 // grows.
 func (l *evloop) decode(c *lconn, full bool) bool {
+	if c.mux != nil {
+		return l.muxDecode(c, full)
+	}
 	used, done, err := c.codec.decode(c.rbuf[:c.rlen])
 	if err != nil {
 		l.fail(c, err)
@@ -364,6 +385,10 @@ func (l *evloop) decode(c *lconn, full bool) bool {
 
 // eof handles the peer's close of a busy connection.
 func (l *evloop) eof(c *lconn) {
+	if c.mux != nil {
+		l.failMux(c, nil)
+		return
+	}
 	if c.state != connBusy {
 		l.fail(c, io.ErrUnexpectedEOF)
 		return
@@ -451,6 +476,10 @@ func (l *evloop) reuse(c *lconn) {
 // out once more, on a fresh connection, recorded once. Any other failure,
 // or the same one again, is the job's row.
 func (l *evloop) fail(c *lconn, err error) {
+	if c.mux != nil {
+		l.failMux(c, err)
+		return
+	}
 	j, sent, out, in := c.job, c.sent, c.out, c.in
 	dialing := c.state == connDialing || c.state == connHandshaking
 	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
@@ -505,9 +534,14 @@ func (l *evloop) closeConn(c *lconn) {
 		return
 	}
 	t := c.t
+	if c.mux != nil && c.mux.conn.Active() > 0 {
+		c.mux.conn.Fail(errAborted) // only at the very end: every stream ended before
+	}
 	if c.owner >= 0 {
 		l.sessions[c.owner].conns[t.idx] = nil
 		c.owner = -1
+	} else if c.mux != nil {
+		t.dropMux(c)
 	} else if c.state == connIdle {
 		for i, x := range t.idle {
 			if x == c {

@@ -26,6 +26,10 @@ func (l *evloop) scan() {
 		if c.fd < 0 || c.state == connIdle {
 			continue
 		}
+		if c.mux != nil {
+			l.muxScan(c, now)
+			continue
+		}
 		switch {
 		case (c.state == connDialing || c.state == connHandshaking) && now >= c.dialEnd:
 			l.fail(c, &dialError{timeoutError{}})

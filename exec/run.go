@@ -51,6 +51,9 @@ type Options struct {
 	Progress io.Writer     // live progress; nil: none
 	Terminal bool          // Progress is a terminal: redraw one line instead of printing lines
 	Grace    time.Duration // how long in-flight requests may finish after a stop; default 2s
+	// StartTolerance is how late StartAt may be reached before the run
+	// refuses (a LateStartError); default DefaultStartTolerance.
+	StartTolerance time.Duration
 	// MaxBodySample is how much of a sampled response body is kept;
 	// default results.SampleBodyLimit.
 	MaxBodySample int
@@ -144,6 +147,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return nil, &InputError{err}
 	}
 	opt.defaults()
+	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
+		return nil, err
+	}
 	if err := makeRunDir(opt.OutDir); err != nil {
 		return nil, &InputError{err}
 	}
@@ -169,6 +175,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// start-up garbage does (a long run would otherwise peak at whatever
 	// the start-up left, plus a run's worth of growth).
 	debug.FreeOSMemory()
+	// Checked again after the set-up, which may have taken a while: the
+	// run directory then says why it holds no results.
+	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
+		meta.Start, meta.End, meta.ExitStatus = out.Start, time.Now(), "late_start"
+		_ = meta.write(opt.OutDir)
+		return nil, err
+	}
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
@@ -291,6 +304,8 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
+	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
+	meta.Protocols = ex.connProtocols()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.cl.tlsMeta(s.Targets)
 	if meta.TLS != nil {
@@ -323,6 +338,9 @@ func (opt *Options) defaults() {
 	}
 	if opt.Shard.Count == 0 {
 		opt.Shard = results.Shard{Index: 0, Count: 1}
+	}
+	if opt.StartTolerance <= 0 {
+		opt.StartTolerance = DefaultStartTolerance
 	}
 }
 

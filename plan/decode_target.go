@@ -19,6 +19,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		Connection:     ConnectionPool,
 		Timeout:        DefaultTimeout,
 		ConnectTimeout: DefaultConnectTimeout,
+		Protocol:       ProtocolHTTP1,
 		DeclRange:      b.DefRange,
 	}
 	attrs := content.Attributes
@@ -60,6 +61,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		}
 		diags = append(diags, l.decodeTLSBlock(t, tb)...)
 	}
+	diags = append(diags, l.decodeProtocol(attrs, t)...)
 	if prev, dup := l.targets[t.Name]; dup {
 		diags = append(diags, duplicate("target", t.Name, b.DefRange, prev.DeclRange))
 		return nil, diags

@@ -36,6 +36,8 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connect_timeout"},
 		{Name: "expected_latency"},
 		{Name: "headers"},
+		{Name: "protocol"},
+		{Name: "max_streams"},
 		{Name: "source_addresses"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},

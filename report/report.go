@@ -141,6 +141,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 			return nil, err
 		}
 		warnings = append(warnings, shards.coverage()...)
+		warnings = append(warnings, startSpread(inputs, metas)...)
 	}
 	s := t.summary()
 	s.Shards = infos

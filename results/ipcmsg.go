@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -79,7 +80,7 @@ func readMessage(br *bufio.Reader, body []byte) (m rawMessage, err error) {
 		n = binary.LittleEndian.Uint32(head[:])
 	}
 	if n == 0 {
-		return m, io.EOF
+		return m, endOfStream(br)
 	}
 	if n < 8 || n > maxMetaLen {
 		return m, fmt.Errorf("%w: message metadata of %d bytes", ipcguard.ErrDamaged, n)
@@ -260,4 +261,23 @@ func readSchemaLayout(meta []byte) (sl schemaLayout, err error) {
 		sl.dictIDs = append(sl.dictIDs, id)
 	}
 	return sl, nil
+}
+
+// maxTrailer bounds what may follow the end-of-stream marker: the file
+// format's footer (a few bytes per batch) and its magic.
+const maxTrailer = 16 << 20
+
+// endOfStream checks what follows an end-of-stream marker: nothing (the
+// stream format) or the file format's footer ending in its magic. Anything
+// else means a damaged length read as the marker, which would otherwise end
+// the file early without a word.
+func endOfStream(br *bufio.Reader) error {
+	rest, err := io.ReadAll(io.LimitReader(br, maxTrailer+1))
+	if err != nil {
+		return fmt.Errorf("%w: reading past the end-of-stream marker: %v", ipcguard.ErrDamaged, err)
+	}
+	if len(rest) == 0 || (len(rest) <= maxTrailer && bytes.HasSuffix(rest, []byte("ARROW1"))) {
+		return io.EOF
+	}
+	return fmt.Errorf("%w: %d bytes follow the end-of-stream marker (a damaged message length?)", ipcguard.ErrDamaged, len(rest))
 }

@@ -39,8 +39,9 @@ type Conn struct {
 	hsErr  error       // written before failed is set
 	eof    bool        // the server sent close_notify
 
-	resumed bool
-	version uint16
+	resumed  bool
+	version  uint16
+	protocol string // chosen by ALPN
 }
 
 // Client starts the client handshake of cfg. wake is called, from another
@@ -62,7 +63,7 @@ func (c *Conn) handshake(deadline time.Time) {
 	err := c.tc.HandshakeContext(ctx)
 	if err == nil {
 		st := c.tc.ConnectionState()
-		c.resumed, c.version = st.DidResume, st.Version
+		c.resumed, c.version, c.protocol = st.DidResume, st.Version, st.NegotiatedProtocol
 	}
 	closed := c.w.establish()
 	if err != nil {
@@ -95,6 +96,10 @@ func (c *Conn) Resumed() bool { return c.resumed }
 // Version is the negotiated TLS version (tls.VersionTLS12, ...); valid once
 // Ready.
 func (c *Conn) Version() uint16 { return c.version }
+
+// NegotiatedProtocol is the protocol ALPN chose ("h2", "http/1.1"), ""
+// when the server chose none; valid once Ready.
+func (c *Conn) NegotiatedProtocol() string { return c.protocol }
 
 // Feed takes bytes read from the socket.
 func (c *Conn) Feed(b []byte) error {
