@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"testing"
@@ -32,7 +33,8 @@ func serveH2TLS(t *testing.T, p *pki, h1only bool) *h2cServer {
 		s.paths[r.URL.Path]++
 		s.mu.Unlock()
 		io.WriteString(w, "ok")
-	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		ErrorLog: log.New(io.Discard, "", 0)} // the refused ALPN offers are the point
 	if h1only {
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 	}
