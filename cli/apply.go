@@ -44,7 +44,7 @@ func newApply(e *env) *cobra.Command {
 		startTolerance time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "apply [PLANFILE.tplan or PATH]",
+		Use:   "apply [PLANFILE.tplan or ARCHIVE or PATH]",
 		Short: "Run a plan (or a compiled .tplan) and record every request",
 		Long: "Apply replays the plan's schedule against its targets and writes a run directory:\n" +
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
@@ -78,12 +78,17 @@ func newApply(e *env) *cobra.Command {
 			if startTolerance <= 0 {
 				return withCode(ExitInvalid, fmt.Errorf("--start-tolerance %s: want a duration above zero, such as 1s", startTolerance))
 			}
-			if p, files, diags := searchPlanAt(e, planPath(args), &f); p != nil {
+			path, cleanup, err := replayPath(e, planPath(args))
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			if p, files, diags := searchPlanAt(e, path, &f); p != nil {
 				opt.OutDir = out
 				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
 				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet})
 			}
-			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f, !quiet && !f.json)
+			s, tplan, sensitive, err := loadSchedule(e, path, &f, !quiet && !f.json)
 			if err != nil {
 				return err
 			}

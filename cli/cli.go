@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tressi/tressi/version"
 )
 
 // Exit codes (docs/contracts.md, "Exit codes").
@@ -20,8 +22,9 @@ const (
 	ExitInterrupted = 130 // interrupted; results kept
 )
 
-// Version is the tressi version, stamped into results and archives.
-var Version = "0.1.0-dev"
+// Version is the tressi version, stamped into results and archives: the
+// module version or VCS revision the toolchain recorded in the binary.
+var Version = version.Get().String()
 
 // exitError carries an exit code through cobra's error return.
 type exitError struct {

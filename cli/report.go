@@ -33,7 +33,7 @@ func newReportCmd(e *env) *cobra.Command {
 		formats[i] = string(f)
 	}
 	cmd := &cobra.Command{
-		Use:   "report RUN_DIR_OR_RESULTS...",
+		Use:   "report RUN_DIR_OR_RESULTS_OR_ARCHIVE...",
 		Short: "Summarise a run's results (several inputs: shards of one run)",
 		Long: "report reads a run directory (results.arrow, plus samples.arrow and meta.json when present)\n" +
 			"or a results file, and writes a summary. Several inputs are shards of one run: they must share\n" +
@@ -62,15 +62,25 @@ func runReport(e *env, args []string, o reportOptions) error {
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
 	}
-	if len(args) == 1 && len(o.baseline) == 0 && report.IsSearchRun(args[0]) {
+	args, cleanup, err := unpackedArchives(e, args)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer cleanup()
+	baseline, cleanupBase, err := unpackedArchives(e, o.baseline)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer cleanupBase()
+	if len(args) == 1 && len(baseline) == 0 && report.IsSearchRun(args[0]) {
 		return runSearchReport(e, args[0], format, o.out)
 	}
-	for _, path := range append(append([]string{}, args...), o.baseline...) {
+	for _, path := range append(append([]string{}, args...), baseline...) {
 		if what := notResults(path); what != "" {
 			return withCode(ExitInvalid, errors.New(what))
 		}
 	}
-	rep, err := report.Build(args, report.Options{Baseline: o.baseline, Thresholds: runThresholds(args[0])})
+	rep, err := report.Build(args, report.Options{Baseline: baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {
 		return withCode(ExitInvalid, err)
 	}
@@ -122,6 +132,9 @@ func isTerminal(w io.Writer) bool {
 // plan.tplan, so an offline report judges the run as apply did; nil when
 // there is none.
 func runThresholds(path string) *results.Thresholds {
+	if !planMatchesResults(path) {
+		return nil // the report warns; another schedule's thresholds do not apply
+	}
 	fh, err := os.Open(filepath.Join(path, exec.PlanFile))
 	if err != nil {
 		return nil

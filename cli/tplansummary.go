@@ -22,8 +22,10 @@ func summariseTPlan(e *env, path string, asJSON bool) error {
 		return withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
 	}
 	sum := compile.Summarize(tp.Schedule)
+	sources, vars := tplanInputs(tp)
 	if asJSON {
-		return printJSON(e, planJSON{Summary: sum, Diagnostics: []jsonDiagnostic{}})
+		return printJSON(e, tplanJSON{planJSON: planJSON{Summary: sum, Diagnostics: []jsonDiagnostic{}},
+			PlanPath: tp.PlanPath, Sources: sources, Variables: vars, Sensitive: tp.Sensitive})
 	}
 	fmt.Fprintf(e.stdout, "%s is a compiled schedule (.tplan); run it with: tressi apply %s\n", path, path)
 	if len(tp.Sensitive) > 0 {
@@ -33,5 +35,6 @@ func summariseTPlan(e *env, path string, asJSON bool) error {
 	if err := sum.WriteText(e.stdout); err != nil {
 		return withCode(ExitInternal, err)
 	}
+	writeTPlanInputs(e.stdout, tp.PlanPath, sources, vars)
 	return nil
 }

@@ -11,18 +11,21 @@ import (
 // Meta is meta.json: the environment a run happened in, so a run directory
 // is a benchmark archive that says what produced its numbers.
 type Meta struct {
-	Tressi   string `json:"tressi_version"`
-	Go       string `json:"go_version"`
-	OS       string `json:"os"`
-	Arch     string `json:"arch"`
-	CPUs     int    `json:"cpus"`
-	Kernel   string `json:"kernel,omitempty"`
-	Hostname string `json:"hostname,omitempty"`
-	RunID    string `json:"run_id"`
-	Plan     string `json:"plan_name"`
-	Hash     string `json:"schedule_hash"`
-	Shard    string `json:"shard"`
-	Engine   string `json:"engine"`
+	Tressi string `json:"tressi_version"`
+	Go     string `json:"go_version"`
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	CPUs   int    `json:"cpus"`
+	// GOMAXPROCS is the Go scheduler's processors for the run: with CPUs,
+	// what an archive records as the machine the numbers came from.
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Kernel     string `json:"kernel,omitempty"`
+	Hostname   string `json:"hostname,omitempty"`
+	RunID      string `json:"run_id"`
+	Plan       string `json:"plan_name"`
+	Hash       string `json:"schedule_hash"`
+	Shard      string `json:"shard"`
+	Engine     string `json:"engine"`
 	// Protocols: by target, how many connections spoke each protocol
 	// ("http/1.1", "h2", "h2c"); the loop engine's count.
 	Protocols   map[string]map[string]int64 `json:"protocols,omitempty"`
@@ -59,7 +62,7 @@ func newMeta(version, commandLine string) Meta {
 	host, _ := os.Hostname()
 	return Meta{
 		Tressi: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		CPUs: runtime.NumCPU(), Kernel: kernelVersion(), Hostname: host, CommandLine: commandLine,
+		CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: kernelVersion(), Hostname: host, CommandLine: commandLine,
 	}
 }
 

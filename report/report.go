@@ -135,6 +135,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		}
 		infos = append(infos, ShardInfo{Path: inputs[i].Path, Shard: r.Meta.Shard.String(), Rows: t.rows - before, Truncated: r.Truncated != nil})
 	}
+	warnings = append(warnings, integrityWarnings(inputs, readers)...)
 	if shards != nil {
 		if err := shards.disjoint(); err != nil {
 			return nil, err

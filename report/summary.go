@@ -273,8 +273,7 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		end := due + lat
 		t.lastEnd = max(t.lastEnd, end)
 		t.completed++
-		t.latency.Record(lat)
-		ep.latency.Record(lat)
+		ep.latency.Record(lat) // t.latency is merged from these in summary
 		if svc := b.Service[i]; svc >= 0 {
 			t.service.Record(svc)
 		}
@@ -309,6 +308,10 @@ func grow(s []int64, n int) []int64 {
 
 // summary turns the counters into the report's numbers.
 func (t *tally) summary() Summary {
+	t.latency = newLatencyHistogram()
+	for _, e := range t.endpoints {
+		t.latency.Merge(e.latency)
+	}
 	s := Summary{
 		Precision:        reportPrecision,
 		Sent:             t.sent,

@@ -36,6 +36,9 @@ type Batch struct {
 	EndpointNames []string
 	Error         []int32 // index into ErrorNames
 	ErrorNames    []string
+
+	// Checked says the batch carried a checksum and matched it.
+	Checked bool
 }
 
 // Reader reads results written by any Arrow implementation that follows the
@@ -47,8 +50,14 @@ type Reader struct {
 	Schema *arrow.Schema
 	// Truncated is set once Next has hit a damaged or cut-off tail.
 	Truncated error
+	// Unchecked counts the batches read that carried no checksum (written
+	// by an older tressi or another Arrow writer): damage inside them
+	// cannot be told from data.
+	Unchecked int
 
 	rd    *ipc.Reader
+	fast  *fastStream // set when the columns have tressi's own types
+	seq   uint64      // batches read through rd
 	close func() error
 	batch Batch
 	cols  [10]int // field index of each contract column
@@ -87,6 +96,14 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 			return nil, err
 		}
 	}
+	// Peek at the schema message for what the fast reader needs; a schema
+	// too large to peek at is read by arrow-go alone.
+	var layout *schemaLayout
+	if framed, ok := peekFirstMessage(br); ok {
+		if l, err := readSchemaLayout(framed); err == nil {
+			layout = &l
+		}
+	}
 	checked, err := ipcguard.Stream(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
@@ -103,6 +120,11 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 	if err := res.bindColumns(); err != nil {
 		rd.Release()
 		return nil, err
+	}
+	if layout != nil && fastReader && fastEligible(res.Schema, *layout, res.cols) {
+		// arrow-go has read exactly the schema message; the batches
+		// follow in br.
+		res.fast = newFastStream(br, res.Meta.ScheduleHash, *layout, res.cols)
 	}
 	return res, nil
 }
@@ -138,6 +160,9 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 	if r.err != nil || r.Truncated != nil {
 		return nil, false
 	}
+	if r.fast != nil {
+		return r.nextFast()
+	}
 	defer r.recoverBatch(&b, &ok)
 	if !r.rd.Next() {
 		if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
@@ -171,6 +196,9 @@ func (r *Reader) Err() error { return r.err }
 
 // Close releases the reader and its file.
 func (r *Reader) Close() error {
+	if r.fast != nil {
+		r.fast.close()
+	}
 	r.rd.Release()
 	if r.close != nil {
 		return r.close()
@@ -180,6 +208,9 @@ func (r *Reader) Close() error {
 
 func (r *Reader) view(rec arrow.RecordBatch) error {
 	b := &r.batch
+	if err := r.checkArrowBatch(rec); err != nil {
+		return err
+	}
 	b.Len = int(rec.NumRows())
 	var err error
 	col := func(i int) arrow.Array { return rec.Column(r.cols[i]) }

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,6 +28,12 @@ type Writer struct {
 	errs      *array.String
 	mem       memory.Allocator
 
+	// hash, names and seq feed each batch's checksum (checksum.go).
+	hash          string
+	endpointNames []string
+	seq           uint64
+	noChecksums   bool // tests: write batches as tressi did before checksums
+
 	// Column scratch reused across batches: Write builds arrays over these
 	// slices without copying, and the IPC writer is done with them on return.
 	slot                              []uint64
@@ -50,6 +57,9 @@ func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
 		mem:       mem,
 		endpoints: stringArray(mem, endpoints),
 		errs:      stringArray(mem, ErrorNames[:]),
+
+		hash:          m.ScheduleHash,
+		endpointNames: append([]string(nil), endpoints...),
 	}
 	wr.w = ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	return wr, nil
@@ -83,7 +93,16 @@ func (wr *Writer) Write(rows []Row) error {
 		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesIn),
 		primitive(arrow.PrimitiveTypes.Int64, n, wr.connect),
 	}
-	rec := array.NewRecordBatch(wr.schema, cols, int64(n))
+	raw := [10][]byte{asBytes(wr.slot), asBytes(wr.endpoint), asBytes(wr.scheduled), asBytes(wr.sent),
+		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
+		asBytes(wr.bytesOut), asBytes(wr.bytesIn)}
+	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:], asBytes(wr.connect))
+	md := arrow.NewMetadata([]string{KeyBatchSeq, KeyBatchSum}, []string{strconv.FormatUint(wr.seq, 10), formatSum(sum)})
+	if wr.noChecksums {
+		md = arrow.Metadata{}
+	}
+	wr.seq++
+	rec := array.NewRecordBatchWithMetadata(wr.schema, cols, int64(n), md)
 	for _, c := range cols {
 		c.Release()
 	}

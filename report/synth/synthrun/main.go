@@ -20,6 +20,7 @@ func main() {
 	rate := flag.Float64("rate", 10_000, "requests per second")
 	out := flag.String("out", "tressi-synthetic", "run directory to write")
 	shard := flag.String("shard", "0/1", "write only stripe i/n of the slots")
+	hash := flag.String("hash", "", "schedule hash to write (default synthetic-SEED-ROWS); give two runs one hash to diff them slot by slot")
 	sessions := flag.Bool("sessions", false, "make about a quarter of the slots scenario sessions")
 	flag.Parse()
 	sh, err := results.ParseShard(*shard)
@@ -27,7 +28,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	n, err := synth.WriteRun(*out, synth.Spec{Rows: *rows, Seed: *seed, Rate: *rate, Shard: sh, Sessions: *sessions})
+	n, err := synth.WriteRun(*out, synth.Spec{Rows: *rows, Seed: *seed, Rate: *rate, Shard: sh, Sessions: *sessions, Hash: *hash})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

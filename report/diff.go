@@ -1,0 +1,432 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/tressi/tressi/results"
+)
+
+// Diff compares two runs. For one schedule (same hash) it goes slot by
+// slot: which slots failed in one run and not the other, by endpoint (or
+// scenario step) and kind of failure, and how each endpoint's latency
+// moved, down to the share of slots that got slower by more than a factor.
+// For different schedules only the summaries can be compared, and Note says
+// so.
+type Diff struct {
+	A            DiffSide `json:"a"`
+	B            DiffSide `json:"b"`
+	SameSchedule bool     `json:"same_schedule"`
+	Note         string   `json:"note,omitempty"`
+	// NewlyFailed are slots ok in A and failed in B; NewlyOK the reverse.
+	NewlyFailed      []SlotGroup `json:"newly_failed"`
+	NewlyOK          []SlotGroup `json:"newly_ok"`
+	NewlyFailedSlots int64       `json:"newly_failed_slots"`
+	NewlyOKSlots     int64       `json:"newly_ok_slots"`
+	// SlowerFactor is the factor by which a slot's latency must grow to
+	// count as slower.
+	SlowerFactor float64         `json:"slower_factor"`
+	Endpoints    []EndpointShift `json:"endpoints"`
+	Gates        []GateResult    `json:"gates,omitempty"`
+	Warnings     []string        `json:"warnings"`
+}
+
+// DiffSide is one run's summary, as the diff computed it.
+type DiffSide struct {
+	Path          string      `json:"path"`
+	ScheduleHash  string      `json:"schedule_hash"`
+	Rows          int64       `json:"rows"`
+	Slots         int64       `json:"slots"`
+	FailedSlots   int64       `json:"failed_slots"`
+	Requests      int64       `json:"requests"`
+	Errors        int64       `json:"errors"`
+	ErrorRate     float64     `json:"error_rate"`
+	ThroughputRPS float64     `json:"throughput_rps"`
+	Latency       Percentiles `json:"latency_ms"`
+}
+
+// SlotGroup is the slots of one endpoint and failure kind.
+type SlotGroup struct {
+	Endpoint string    `json:"endpoint"`
+	Kind     string    `json:"kind"` // an error kind, or "status 503"
+	Slots    int64     `json:"slots"`
+	First    []SlotRef `json:"first"`
+	// List is every slot of the group, in order, when there are at most
+	// listSlots of them (machines read it; people read First).
+	List []uint64 `json:"list,omitempty"`
+}
+
+// SlotRef is a slot and its due instant (ms after the run's start).
+type SlotRef struct {
+	Slot  uint64   `json:"slot"`
+	DueMs *float64 `json:"due_ms,omitempty"`
+}
+
+// EndpointShift is one endpoint's latency in both runs.
+type EndpointShift struct {
+	Name string      `json:"name"`
+	A    Percentiles `json:"a_latency_ms"`
+	B    Percentiles `json:"b_latency_ms"`
+	// Compared counts slots ok in both runs; Slower those whose latency in
+	// B exceeds SlowerFactor times A's.
+	Compared    int64   `json:"compared_slots"`
+	Slower      int64   `json:"slower_slots"`
+	SlowerShare float64 `json:"slower_share"`
+}
+
+// DiffOptions tune BuildDiff.
+type DiffOptions struct {
+	// SlowerFactor defaults to 2.
+	SlowerFactor float64
+	// Gates are --fail-on conditions.
+	Gates []Gate
+}
+
+// firstSlots is how many slot numbers each group shows with due times;
+// listSlots how many a group may hold to be listed whole.
+const (
+	firstSlots = 10
+	listSlots  = 1000
+)
+
+// BuildDiff reads run a, then run b (run directories or results files),
+// once each.
+func BuildDiff(a, b string, opts DiffOptions) (*Diff, error) {
+	if opts.SlowerFactor <= 1 {
+		opts.SlowerFactor = 2
+	}
+	d := &Diff{SlowerFactor: opts.SlowerFactor, Warnings: []string{}}
+	sa, err := readDiffSide(a, nil, opts.SlowerFactor)
+	if err != nil {
+		return nil, err
+	}
+	d.A = sa.side
+	d.Warnings = append(d.Warnings, sa.warnings...)
+	d.SameSchedule = sa.side.ScheduleHash != "" && sa.side.ScheduleHash == peekHash(b)
+	var ref *sideTally
+	if d.SameSchedule {
+		ref = sa
+	} else {
+		sa.lat = nil // only the summaries are compared
+	}
+	sb, err := readDiffSide(b, ref, opts.SlowerFactor)
+	if err != nil {
+		return nil, err
+	}
+	d.B = sb.side
+	d.Warnings = append(d.Warnings, sb.warnings...)
+	if !d.SameSchedule {
+		d.Note = fmt.Sprintf("different schedules (%s and %s): slots cannot be matched, so only the summaries are compared", short(d.A.ScheduleHash), short(d.B.ScheduleHash))
+	}
+	if d.SameSchedule && sa.model == "closed" {
+		d.Note = "closed model: slot k is the k-th request (or session) the users started in each run, so a slot of A and the same slot of B need not be the same request"
+	}
+	d.Endpoints = endpointShifts(sa, sb)
+	if d.SameSchedule {
+		aOK := roaring64.AndNot(sa.seen, sa.failed)
+		bOK := roaring64.AndNot(sb.seen, sb.failed)
+		newlyFailed := roaring64.And(sb.failed, aOK)
+		newlyOK := roaring64.And(sa.failed, bOK)
+		d.NewlyFailedSlots = int64(newlyFailed.GetCardinality())
+		d.NewlyOKSlots = int64(newlyOK.GetCardinality())
+		d.NewlyFailed = slotGroups(sb, newlyFailed)
+		d.NewlyOK = slotGroups(sa, newlyOK)
+	}
+	d.Gates = EvaluateGates(opts.Gates, d)
+	return d, nil
+}
+
+// peekHash reads a run's schedule hash from its results' metadata.
+func peekHash(path string) string {
+	in, err := ResolveInput(path)
+	if err != nil {
+		return ""
+	}
+	r, err := results.Open(in.Results)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	return r.Meta.ScheduleHash
+}
+
+// GatesFailed says whether a --fail-on condition holds.
+func (d *Diff) GatesFailed() bool {
+	for _, g := range d.Gates {
+		if g.Holds {
+			return true
+		}
+	}
+	return false
+}
+
+// groupKey is (endpoint, failure kind).
+type groupKey struct{ endpoint, kind string }
+
+// sideTally is one run read for a diff.
+type sideTally struct {
+	side     DiffSide
+	warnings []string
+	model    string // from plan.tplan; "" when there is none
+	seen     *roaring64.Bitmap
+	failed   *roaring64.Bitmap
+	groups   map[groupKey]*failGroup
+	latency  *latencyHistogram
+	eps      map[string]*epDiff
+	// lat holds each slot's slowest ok latency in µs + 1 (0: none), so
+	// run B can compare slot by slot; nil when not needed.
+	lat []uint32
+}
+
+type epDiff struct {
+	latency          *latencyHistogram
+	compared, slower int64
+	expect           []int
+	expected         [denseStatuses]bool // ExpectsStatus, precomputed per status
+}
+
+func newEpDiff(expect []int) *epDiff {
+	e := &epDiff{latency: newLatencyHistogram(), expect: expect}
+	for st := range e.expected {
+		e.expected[st] = results.ExpectsStatus(expect, st)
+	}
+	return e
+}
+
+func (e *epDiff) expects(st int) bool {
+	if st < denseStatuses {
+		return e.expected[st]
+	}
+	return results.ExpectsStatus(e.expect, st)
+}
+
+// failGroup is the failed slots of one group and the smallest few of them
+// with their due instants.
+type failGroup struct {
+	slots *roaring64.Bitmap
+	first []SlotRef // sorted by slot, at most firstKeep
+}
+
+// firstKeep bounds the due instants kept per group: enough that the first
+// slots of a regression are almost always among them.
+const firstKeep = 256
+
+func (g *failGroup) add(slot uint64, due int64) {
+	if len(g.first) == firstKeep && slot >= g.first[firstKeep-1].Slot {
+		return
+	}
+	i := sort.Search(len(g.first), func(i int) bool { return g.first[i].Slot >= slot })
+	if i < len(g.first) && g.first[i].Slot == slot {
+		return
+	}
+	dm := float64(due) / 1e6
+	g.first = slices.Insert(g.first, i, SlotRef{Slot: slot, DueMs: &dm})
+	if len(g.first) > firstKeep {
+		g.first = g.first[:firstKeep]
+	}
+}
+
+// maxDiffSlot bounds the per-slot latency table (4 bytes a slot).
+const maxDiffSlot = 1 << 30
+
+func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, error) {
+	in, err := ResolveInput(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := results.Open(in.Results)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	t := &sideTally{
+		side: DiffSide{Path: path, ScheduleHash: r.Meta.ScheduleHash},
+		seen: roaring64.New(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
+		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
+	}
+	if ref == nil {
+		t.lat = []uint32{} // A keeps its latencies for B
+	}
+	if info, err := RunPlan(in, r.Meta); err != nil {
+		t.warnings = append(t.warnings, err.Error())
+	} else if info != nil {
+		t.model = info.Model
+	}
+	var epOf []*epDiff
+	var completed int64
+	firstDue, lastEnd := int64(1<<63-1), int64(-1<<63)
+	for {
+		b, ok := r.Next()
+		if !ok {
+			break
+		}
+		epOf = epOf[:0]
+		for _, name := range b.EndpointNames {
+			e := t.eps[name]
+			if e == nil {
+				e = newEpDiff(r.Meta.Expect[name])
+				t.eps[name] = e
+			}
+			epOf = append(epOf, e)
+		}
+		t.seen.AddMany(b.Slot)
+		for i := 0; i < b.Len; i++ {
+			ei, slot, lat := b.Endpoint[i], b.Slot[i], b.Latency[i]
+			ep := epOf[ei]
+			errName := b.ErrorNames[b.Error[i]]
+			st := int(b.Status[i])
+			due := b.Scheduled[i]
+			firstDue = min(firstDue, due)
+			okRow := errName == "" && lat >= 0 && ep.expects(st)
+			if lat >= 0 {
+				completed++
+				lastEnd = max(lastEnd, due+lat)
+				ep.latency.Record(lat) // t.latency is merged from these below
+			}
+			if !okRow {
+				t.side.Errors++
+				kind := errName
+				if kind == "" {
+					kind = statusKind(st)
+				}
+				k := groupKey{b.EndpointNames[ei], kind}
+				g := t.groups[k]
+				if g == nil {
+					g = &failGroup{slots: roaring64.New()}
+					t.groups[k] = g
+				}
+				g.slots.Add(slot)
+				g.add(slot, due)
+				t.failed.Add(slot)
+				continue
+			}
+			us := uint32(min(lat/1000, 1<<32-2)) + 1
+			switch {
+			case t.lat != nil && slot < maxDiffSlot:
+				if slot >= uint64(len(t.lat)) {
+					t.lat = slices.Grow(t.lat, int(slot)+1-len(t.lat))[:slot+1]
+				}
+				t.lat[slot] = max(t.lat[slot], us)
+			case ref != nil && ref.lat != nil && slot < uint64(len(ref.lat)) && ref.lat[slot] != 0:
+				ep.compared++
+				if float64(us) > factor*float64(ref.lat[slot]) {
+					ep.slower++
+				}
+			}
+		}
+		t.side.Rows += int64(b.Len)
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Results, err)
+	}
+	if r.Truncated != nil {
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: %v; the diff covers the %d rows before it", in.Results, r.Truncated, t.side.Rows))
+	}
+	if r.Unchecked > 0 {
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: %d batches carry no checksum: damage inside them cannot be detected", in.Results, r.Unchecked))
+	}
+	t.side.Requests = t.side.Rows
+	t.side.Slots = int64(t.seen.GetCardinality())
+	t.side.FailedSlots = int64(t.failed.GetCardinality())
+	if t.side.Requests > 0 {
+		t.side.ErrorRate = float64(t.side.Errors) / float64(t.side.Requests)
+	}
+	if completed > 0 && lastEnd > firstDue {
+		t.side.ThroughputRPS = float64(completed) / (float64(lastEnd-firstDue) / 1e9)
+	}
+	for _, e := range t.eps {
+		t.latency.Merge(e.latency)
+	}
+	t.side.Latency = t.latency.Percentiles()
+	return t, nil
+}
+
+// slotGroups splits slots by the failure groups of side t, largest first.
+func slotGroups(t *sideTally, slots *roaring64.Bitmap) []SlotGroup {
+	out := []SlotGroup{}
+	for k, g := range t.groups {
+		in := roaring64.And(g.slots, slots)
+		n := in.GetCardinality()
+		if n == 0 {
+			continue
+		}
+		sg := SlotGroup{Endpoint: k.endpoint, Kind: k.kind, Slots: int64(n)}
+		if n <= listSlots {
+			sg.List = in.ToArray()
+		}
+		it := in.Iterator()
+		for it.HasNext() && len(sg.First) < firstSlots {
+			s := it.Next()
+			ref := SlotRef{Slot: s}
+			if i, ok := slices.BinarySearchFunc(g.first, s, func(r SlotRef, s uint64) int {
+				switch {
+				case r.Slot < s:
+					return -1
+				case r.Slot > s:
+					return 1
+				}
+				return 0
+			}); ok {
+				ref.DueMs = g.first[i].DueMs
+			}
+			sg.First = append(sg.First, ref)
+		}
+		out = append(out, sg)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Slots != out[j].Slots {
+			return out[i].Slots > out[j].Slots
+		}
+		if out[i].Endpoint != out[j].Endpoint {
+			return out[i].Endpoint < out[j].Endpoint
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
+}
+
+func endpointShifts(a, b *sideTally) []EndpointShift {
+	names := map[string]bool{}
+	for n := range a.eps {
+		names[n] = true
+	}
+	for n := range b.eps {
+		names[n] = true
+	}
+	out := []EndpointShift{}
+	for n := range names {
+		es := EndpointShift{Name: n}
+		if e := a.eps[n]; e != nil {
+			es.A = e.latency.Percentiles()
+		}
+		if e := b.eps[n]; e != nil {
+			es.B = e.latency.Percentiles()
+			es.Compared, es.Slower = e.compared, e.slower
+			if e.compared > 0 {
+				es.SlowerShare = float64(e.slower) / float64(e.compared)
+			}
+		}
+		out = append(out, es)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// statusKinds are the failure kinds of unexpected statuses, made once.
+var statusKinds = func() (k [1000]string) {
+	for i := range k {
+		k[i] = "status " + strconv.Itoa(i)
+	}
+	return k
+}()
+
+func statusKind(st int) string {
+	if st >= 0 && st < len(statusKinds) {
+		return statusKinds[st]
+	}
+	return "status " + strconv.Itoa(st)
+}

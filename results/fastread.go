@@ -1,0 +1,499 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/tressi/tressi/ipcguard"
+)
+
+// fastStream reads the record batches of a results stream whose columns
+// have exactly the types tressi writes: one goroutine reads messages in
+// order, workers decompress them (each with decoders it keeps for the whole
+// file) and check their checksums, and Next hands them out in stream order.
+// Files of other writers, with other column types, go through arrow-go.
+type fastStream struct {
+	br      *bufio.Reader
+	hash    string
+	layout  schemaLayout
+	cols    [10]int // field index of each contract column
+	connect bool    // the file has the connect_ns column (field 10)
+	jobs    chan *fastJob
+	order   chan *fastJob
+	free    chan *fastJob
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	cur     *fastJob
+	stopped bool
+}
+
+// fastReader is switched off by tests of arrow-go's path.
+var fastReader = true
+
+// widths are the byte widths of the contract columns in tressi's types.
+var widths = [10]int{8, 2, 8, 8, 8, 8, 2, 1, 4, 4}
+
+// writerTypes are the types tressi's writer gives the contract columns.
+var writerTypes = [10]arrow.DataType{
+	arrow.PrimitiveTypes.Uint64, endpointType, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64,
+	arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint16, errorType,
+	arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint32,
+}
+
+// fastEligible says whether the schema is exactly tressi's, so each batch
+// has the ten columns' twenty buffers in a known layout.
+func fastEligible(schema *arrow.Schema, layout schemaLayout, cols [10]int) bool {
+	n := schema.NumFields()
+	if !layout.littleEndian || (n != 10 && n != 11) || len(layout.dictIDs) != n {
+		return false
+	}
+	if n == 11 && (schema.Field(10).Name != ColConnect || !arrow.TypeEqual(schema.Field(10).Type, arrow.PrimitiveTypes.Int64)) {
+		return false
+	}
+	for i, fi := range cols {
+		if fi != i || !arrow.TypeEqual(schema.Field(i).Type, writerTypes[i]) {
+			return false
+		}
+	}
+	return layout.dictIDs[1] >= 0 && layout.dictIDs[7] >= 0 && layout.dictIDs[1] != layout.dictIDs[7]
+}
+
+// fastJob is one record batch on its way through the workers; its buffers
+// are reused for later batches once Next has moved past it.
+type fastJob struct {
+	seq       uint64
+	msg       rawMessage
+	endpoints []string
+	errs      []string
+	err       error // damage: the stream ends here
+	done      chan struct{}
+
+	raw     [10][]byte // decoded column bytes, 8-byte aligned
+	connect []byte     // decoded connect_ns bytes, when the file has them
+	batch   Batch
+}
+
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int) *fastStream {
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	inFlight := 2 * workers
+	s := &fastStream{
+		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11,
+		jobs:  make(chan *fastJob, inFlight),
+		order: make(chan *fastJob, inFlight),
+		free:  make(chan *fastJob, inFlight+2),
+		stop:  make(chan struct{}),
+	}
+	s.wg.Add(1 + workers)
+	go s.readLoop()
+	for range workers {
+		go s.work()
+	}
+	return s
+}
+
+// readLoop reads messages in order: dictionaries it decodes itself (they
+// come before the batches that use them), batches go to the workers.
+func (s *fastStream) readLoop() {
+	defer s.wg.Done()
+	defer close(s.order)
+	defer close(s.jobs)
+	dicts := map[int64][]string{}
+	dec := newDecoders()
+	defer dec.close()
+	var seq uint64
+	for {
+		job := s.job()
+		msg, err := readMessage(s.br, job.msg.body)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		job.msg = msg
+		var typ byte
+		if err == nil {
+			typ, _, err = messageHeader(msg.meta)
+		}
+		if err == nil && typ == headerDictionary {
+			err = readDictionary(dec, msg, dicts)
+			if err == nil {
+				s.free <- job
+				continue
+			}
+		}
+		if err == nil && typ != headerRecord {
+			err = fmt.Errorf("%w: message type %d amid the batches", ipcguard.ErrDamaged, typ)
+		}
+		job.seq, job.err = seq, err
+		job.endpoints, job.errs = dicts[s.layout.dictIDs[1]], dicts[s.layout.dictIDs[7]]
+		job.done = make(chan struct{})
+		seq++
+		select {
+		case s.order <- job:
+		case <-s.stop:
+			return
+		}
+		if err != nil {
+			close(job.done)
+			return
+		}
+		select {
+		case s.jobs <- job:
+		case <-s.stop:
+			close(job.done)
+			return
+		}
+	}
+}
+
+func (s *fastStream) job() *fastJob {
+	select {
+	case j := <-s.free:
+		return j
+	default:
+		return &fastJob{}
+	}
+}
+
+func (s *fastStream) work() {
+	defer s.wg.Done()
+	dec := newDecoders()
+	defer dec.close()
+	for job := range s.jobs {
+		job.err = s.decode(dec, job)
+		close(job.done)
+	}
+}
+
+// next returns the next batch in stream order; ok false at the end. A
+// damaged batch ends the stream with its error.
+func (s *fastStream) next() (*Batch, error, bool) {
+	if s.cur != nil {
+		select {
+		case s.free <- s.cur:
+		default:
+		}
+		s.cur = nil
+	}
+	job, ok := <-s.order
+	if !ok {
+		return nil, nil, false
+	}
+	<-job.done
+	if job.err != nil {
+		return nil, job.err, false
+	}
+	s.cur = job
+	return &job.batch, nil, true
+}
+
+// close stops the goroutines and waits for them.
+func (s *fastStream) close() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	close(s.stop)
+	for job := range s.order { // let a blocked readLoop finish
+		<-job.done
+	}
+	s.wg.Wait()
+}
+
+func (s *fastStream) decode(dec *decoders, job *fastJob) error {
+	_, hdr, err := messageHeader(job.msg.meta)
+	if err != nil {
+		return err
+	}
+	body := job.msg.body
+	rb, err := readRecordBatch(hdr, len(body))
+	if err != nil {
+		return err
+	}
+	n := int(rb.length)
+	fields := 10
+	if s.connect {
+		fields = 11
+	}
+	if len(rb.nodes) != fields || len(rb.buffers) != 2*fields {
+		return fmt.Errorf("%w: a batch with %d columns and %d buffers, want %d and %d", ipcguard.ErrDamaged, len(rb.nodes), len(rb.buffers), fields, 2*fields)
+	}
+	keys, values, err := messageMetadata(job.msg.meta)
+	if err != nil {
+		return err
+	}
+	bc, err := parseBatchCheck(keys, values)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
+	}
+	// The batch's CRC-32C covers every byte used below, so zstd's own frame
+	// checksum would only check the same bytes a second time.
+	dec.trustFrames = bc.ok
+	for i, w := range widths {
+		if rb.nodes[i] != int64(n) {
+			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, contractColumns[i], rb.nodes[i], n)
+		}
+		if job.raw[i], err = dec.buffer(job.raw[i], body, rb.buffers[2*i+1], rb.codec, n*w); err != nil {
+			return fmt.Errorf("column %s: %w", contractColumns[i], err)
+		}
+	}
+	var extra [][]byte
+	if s.connect {
+		if rb.nodes[10] != int64(n) {
+			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, ColConnect, rb.nodes[10], n)
+		}
+		if job.connect, err = dec.buffer(job.connect, body, rb.buffers[21], rb.codec, n*8); err != nil {
+			return fmt.Errorf("column %s: %w", ColConnect, err)
+		}
+		extra = append(extra, job.connect[:n*8])
+	}
+	if bc.ok {
+		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs, extra...); err != nil {
+			return err
+		}
+	}
+	b := &job.batch
+	b.Len = n
+	b.Checked = bc.ok
+	b.Slot = view[uint64](job.raw[0], n)
+	b.Scheduled = view[int64](job.raw[2], n)
+	b.Sent = view[int64](job.raw[3], n)
+	b.Latency = view[int64](job.raw[4], n)
+	b.Service = view[int64](job.raw[5], n)
+	b.Status = view[uint16](job.raw[6], n)
+	b.BytesOut = view[uint32](job.raw[8], n)
+	b.BytesIn = view[uint32](job.raw[9], n)
+	b.Connect = nil
+	if s.connect {
+		b.Connect = view[int64](job.connect, n)
+	}
+	b.EndpointNames, b.ErrorNames = job.endpoints, job.errs
+	if b.Endpoint, err = widenIndices(b.Endpoint, view[uint16](job.raw[1], n), len(job.endpoints), ColEndpoint); err != nil {
+		return err
+	}
+	b.Error, err = widenIndices(b.Error, job.raw[7][:n], len(job.errs), ColError)
+	return err
+}
+
+func widenIndices[T uint8 | uint16](dst []int32, src []T, names int, col string) ([]int32, error) {
+	dst = grow(dst, len(src))
+	for i, v := range src {
+		if int(v) >= names {
+			return nil, fmt.Errorf("results column %q: %w: index %d into a dictionary of %d", col, ipcguard.ErrDamaged, v, names)
+		}
+		dst[i] = int32(v)
+	}
+	return dst, nil
+}
+
+// view reinterprets decoded bytes as n values; b is 8-byte aligned (it
+// comes from make of at least 8 bytes, or is empty).
+func view[T uint16 | uint32 | uint64 | int64](b []byte, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+}
+
+// readDictionary decodes a dictionary batch of utf8 names into dicts.
+func readDictionary(dec *decoders, msg rawMessage, dicts map[int64][]string) error {
+	_, hdr, err := messageHeader(msg.meta)
+	if err != nil {
+		return err
+	}
+	db, err := readDictionaryBatch(hdr, len(msg.body))
+	if err != nil {
+		return err
+	}
+	if len(db.data.nodes) != 1 || len(db.data.buffers) != 3 {
+		return fmt.Errorf("%w: a dictionary that is not one utf8 column", ipcguard.ErrDamaged)
+	}
+	n := int(db.data.length)
+	offs, err := dec.buffer(nil, msg.body, db.data.buffers[1], db.data.codec, 4*(n+1))
+	if err != nil {
+		return fmt.Errorf("dictionary %d offsets: %w", db.id, err)
+	}
+	end := binary.LittleEndian.Uint32(offs[4*n:])
+	data, err := dec.buffer(nil, msg.body, db.data.buffers[2], db.data.codec, int(end))
+	if err != nil {
+		return fmt.Errorf("dictionary %d values: %w", db.id, err)
+	}
+	names := make([]string, 0, n)
+	if db.isDelta {
+		names = append(names, dicts[db.id]...)
+	}
+	prev := binary.LittleEndian.Uint32(offs)
+	for i := 1; i <= n; i++ {
+		o := binary.LittleEndian.Uint32(offs[4*i:])
+		if o < prev || o > end {
+			return fmt.Errorf("%w: dictionary %d offsets out of order", ipcguard.ErrDamaged, db.id)
+		}
+		names = append(names, string(data[prev:o]))
+		prev = o
+	}
+	dicts[db.id] = names
+	return nil
+}
+
+// decoders are one goroutine's decompressors, kept for a whole file.
+type decoders struct {
+	zstd *zstd.Decoder
+	// zstdTrusting skips zstd's frame checksums, for batches whose own
+	// checksum covers what is decoded; trustFrames picks it.
+	zstdTrusting *zstd.Decoder
+	trustFrames  bool
+	lz4          *lz4.Reader
+}
+
+// newDecoders makes each decompressor on first use: a small file, or one
+// without compression, never pays for them.
+func newDecoders() *decoders { return &decoders{} }
+
+// newZstd makes a decoder that runs on its caller's goroutine: the workers
+// are the parallelism.
+func newZstd(ignoreChecksum bool) *zstd.Decoder {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBodyLen),
+		zstd.IgnoreChecksum(ignoreChecksum))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return d
+}
+
+func (d *decoders) close() {
+	for _, z := range []*zstd.Decoder{d.zstd, d.zstdTrusting} {
+		if z != nil {
+			z.Close()
+		}
+	}
+}
+
+// zstdDecoder returns the decoder for the current batch, made on first use.
+func (d *decoders) zstdDecoder() *zstd.Decoder {
+	if d.trustFrames {
+		if d.zstdTrusting == nil {
+			d.zstdTrusting = newZstd(true)
+		}
+		return d.zstdTrusting
+	}
+	if d.zstd == nil {
+		d.zstd = newZstd(false)
+	}
+	return d.zstd
+}
+
+// buffer decodes buffer b of body into dst (grown as needed) and returns
+// at least need bytes of it.
+func (d *decoders) buffer(dst, body []byte, b bufRef, codec, need int) ([]byte, error) {
+	src := body[b.offset : b.offset+b.length]
+	if codec == codecNone {
+		if len(src) < need {
+			return nil, fmt.Errorf("%w: a buffer of %d bytes where %d are needed", ipcguard.ErrDamaged, len(src), need)
+		}
+		dst = growBytes(dst, need)
+		copy(dst, src)
+		return dst, nil
+	}
+	if need == 0 && len(src) == 0 {
+		return dst[:0], nil
+	}
+	if len(src) < 8 {
+		return nil, fmt.Errorf("%w: a compressed buffer of %d bytes", ipcguard.ErrDamaged, len(src))
+	}
+	size := int64(binary.LittleEndian.Uint64(src))
+	src = src[8:]
+	if size == -1 { // stored uncompressed
+		return d.buffer(dst, src, bufRef{0, int64(len(src))}, codecNone, need)
+	}
+	if size < int64(need) || size > maxBodyLen {
+		return nil, fmt.Errorf("%w: a buffer of %d bytes where %d are needed", ipcguard.ErrDamaged, size, need)
+	}
+	dst = growBytes(dst, int(size))
+	if size == 0 {
+		return dst, nil
+	}
+	switch codec {
+	case codecZstd:
+		out, err := d.zstdDecoder().DecodeAll(src, dst[:0])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
+		}
+		if len(out) != int(size) {
+			return nil, fmt.Errorf("%w: a buffer decompressed to %d bytes, its header says %d", ipcguard.ErrDamaged, len(out), size)
+		}
+		if &out[0] != &dst[0] {
+			copy(dst, out)
+		}
+	case codecLZ4:
+		if d.lz4 == nil {
+			d.lz4 = lz4.NewReader(nil)
+		}
+		d.lz4.Reset(bytes.NewReader(src))
+		if _, err := io.ReadFull(d.lz4, dst); err != nil {
+			return nil, fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
+		}
+	default:
+		return nil, fmt.Errorf("compression codec %d is neither LZ4 nor zstd", codec)
+	}
+	return dst, nil
+}
+
+// growBytes returns n bytes of b's storage, or new 8-byte aligned storage.
+// It keeps slack past n: zstd decodes the last block of a frame with its
+// slower careful copies when the output has no room to spare.
+func growBytes(b []byte, n int) []byte {
+	const slack = 64
+	if cap(b) >= n+slack {
+		return b[:n]
+	}
+	return make([]byte, n, n+slack)
+}
+
+// nextFast is Next for the fast reader.
+func (r *Reader) nextFast() (*Batch, bool) {
+	b, err, ok := r.fast.next()
+	switch {
+	case err != nil && errors.Is(err, ipcguard.ErrDamaged), err != nil && errors.Is(err, ErrChecksum):
+		r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
+		return nil, false
+	case err != nil:
+		r.err = err
+		return nil, false
+	case !ok:
+		return nil, false
+	}
+	if !b.Checked {
+		r.Unchecked++
+	}
+	return b, true
+}
+
+// peekFirstMessage returns the first message's flatbuffer metadata without
+// consuming it; false when it is larger than br's buffer.
+func peekFirstMessage(br *bufio.Reader) ([]byte, bool) {
+	head, err := br.Peek(8)
+	if err != nil {
+		return nil, false
+	}
+	prefix, n := 4, binary.LittleEndian.Uint32(head)
+	if n == 0xFFFFFFFF {
+		prefix, n = 8, binary.LittleEndian.Uint32(head[4:])
+	}
+	if n < 8 || int(n) > br.Size()-prefix {
+		return nil, false
+	}
+	framed, err := br.Peek(prefix + int(n))
+	if err != nil {
+		return nil, false
+	}
+	return append([]byte(nil), framed[prefix:]...), true
+}
