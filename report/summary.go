@@ -18,6 +18,12 @@ type Summary struct {
 	OK            int64             `json:"ok"`
 	Errors        int64             `json:"errors"`
 	ErrorRate     float64           `json:"error_rate"`
+	// NotSent and Interrupted are the rows a stop cut off (never sent; in
+	// flight at the stop): no verdict on the server, so neither counts
+	// in Errors nor in ErrorRate, which is over the requests judged
+	// (Requests − NotSent − Interrupted = OK + Errors).
+	NotSent     int64 `json:"not_sent"`
+	Interrupted int64 `json:"interrupted"`
 	DurationS     float64           `json:"duration_s"`
 	ThroughputRPS float64           `json:"throughput_rps"`
 	Latency       Percentiles       `json:"latency_ms"`
@@ -92,6 +98,7 @@ type endpointTally struct {
 	oddStatus map[uint16]int64
 	requests  int64
 	ok        int64
+	unjudged  int64 // not_sent and interrupted rows: cut off by a stop
 	latency   *latencyHistogram
 }
 
@@ -155,6 +162,9 @@ type tally struct {
 	scnOf []int32 // scenario of each endpoint index, -1 for none
 	errOf []string
 	errN  []int64
+	// cutOff marks the batch's error indices that a stop caused
+	// (not_sent, interrupted): rows that are neither ok nor errors.
+	cutOff []bool
 }
 
 func newTally() *tally {
@@ -189,7 +199,11 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
 	t.errN = grow(t.errN, len(b.ErrorNames))
-	epOf, errN := t.epOf, t.errN
+	t.cutOff = t.cutOff[:0]
+	for _, name := range b.ErrorNames {
+		t.cutOff = append(t.cutOff, name == results.NotSent.String() || name == results.Interrupted.String())
+	}
+	epOf, errN, cutOff := t.epOf, t.errN, t.cutOff
 	for i := 0; i < b.Len; i++ {
 		ei, xi := b.Endpoint[i], b.Error[i] // in range: results.Reader checks every index
 		ep := epOf[ei]
@@ -197,6 +211,9 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		ep.requests++
 		ep.countStatus(st)
 		errN[xi]++
+		if cutOff[xi] {
+			ep.unjudged++
+		}
 		failed := t.errOf[xi] != ""
 		if b.Sent[i] >= 0 {
 			t.sent++
@@ -207,7 +224,9 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		t.bytesIn += int64(b.BytesIn[i])
 		lat := b.Latency[i]
 		if lat < 0 {
-			t.series.add(due, -1, false)
+			if !cutOff[xi] { // a stop's rows are no error of their second
+				t.series.add(due, -1, false)
+			}
 			if sc := t.scnOf[ei]; sc >= 0 {
 				// No response: the session's last known instant is the send, or the due instant.
 				if err := t.sessions.add(sc, b.Slot[i], due, max(due, b.Sent[i]), false); err != nil {
@@ -280,7 +299,7 @@ func (t *tally) summary() Summary {
 	})
 	for _, e := range t.endpoints {
 		es := EndpointSummary{
-			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok,
+			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok - e.unjudged,
 			Latency: e.latency.percentiles(), Status: e.statusMap(),
 		}
 		for k, n := range es.Status {
@@ -288,11 +307,13 @@ func (t *tally) summary() Summary {
 		}
 		s.Requests += es.Requests
 		s.OK += es.OK
+		s.Errors += es.Errors
 		s.Endpoints = append(s.Endpoints, es)
 	}
-	s.Errors = s.Requests - s.OK
-	if s.Requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
+	s.NotSent = t.errorKinds[results.NotSent.String()]
+	s.Interrupted = t.errorKinds[results.Interrupted.String()]
+	if judged := s.OK + s.Errors; judged > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(judged)
 	}
 	if t.completed > 0 && t.lastEnd > t.firstDue {
 		s.DurationS = float64(t.lastEnd-t.firstDue) / 1e9

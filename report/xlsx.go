@@ -97,6 +97,8 @@ func (r *Report) globalRows() [][]any {
 	add("error_rate", s.ErrorRate, b.ErrorRate, &d.ErrorRate)
 	add("duration_s", s.DurationS, b.DurationS, nil)
 	add("throughput_rps", s.ThroughputRPS, b.ThroughputRPS, &d.ThroughputRPS)
+	add("not_sent", float64(s.NotSent), float64(b.NotSent), nil)
+	add("interrupted", float64(s.Interrupted), float64(b.Interrupted), nil)
 	bl, bs := percentileFields(b.Latency), percentileFields(b.Service)
 	for i, f := range percentileFields(s.Latency) {
 		c := d.Latency[f.Name]
