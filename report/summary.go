@@ -13,17 +13,17 @@ import (
 // run taken together. Its JSON form is the contract of DESIGN.md ("Reports"):
 // the keys up to Thresholds are required, the rest are extras.
 type Summary struct {
-	Requests      int64             `json:"requests"`
-	Sent          int64             `json:"sent"`
-	OK            int64             `json:"ok"`
-	Errors        int64             `json:"errors"`
-	ErrorRate     float64           `json:"error_rate"`
+	Requests  int64   `json:"requests"`
+	Sent      int64   `json:"sent"`
+	OK        int64   `json:"ok"`
+	Errors    int64   `json:"errors"`
+	ErrorRate float64 `json:"error_rate"`
 	// NotSent and Interrupted are the rows a stop cut off (never sent; in
 	// flight at the stop): no verdict on the server, so neither counts
 	// in Errors nor in ErrorRate, which is over the requests judged
 	// (Requests − NotSent − Interrupted = OK + Errors).
-	NotSent     int64 `json:"not_sent"`
-	Interrupted int64 `json:"interrupted"`
+	NotSent       int64             `json:"not_sent"`
+	Interrupted   int64             `json:"interrupted"`
 	DurationS     float64           `json:"duration_s"`
 	ThroughputRPS float64           `json:"throughput_rps"`
 	Latency       Percentiles       `json:"latency_ms"`
