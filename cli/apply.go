@@ -358,9 +358,6 @@ func reportRun(o *exec.Outcome, th *plan.Thresholds) (*report.Report, error) {
 		rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{
 			Name: "early_exit", OK: false, Detail: strings.Join(o.ThresholdFailures, "; ")})
 	}
-	if o.Interrupted {
-		rep.Warnings = append(rep.Warnings, "interrupted: requests in flight are recorded as interrupted, unstarted ones as not_sent")
-	}
 	return rep, nil
 }
 

@@ -117,6 +117,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	out := &Outcome{Dir: opt.OutDir, RunID: newRunID()}
 	meta := newMeta(opt.Version, opt.CommandLine)
 	meta.RunID, meta.Plan, meta.Hash, meta.Shard = out.RunID, s.Name, s.Hash, opt.Shard.String()
+	// meta.json says "running" until the run ends: a run killed or crashed
+	// on the way leaves that, and the report tells it from a finished one.
+	meta.ExitStatus, meta.Start = statusRunning, time.Now()
+	if err := meta.write(opt.OutDir); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", MetaFile, err)
+	}
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
 		maxBody: opt.MaxResponseBody}
@@ -161,7 +167,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: scenarioSteps(s),
+		Scenarios: scenarioSteps(s), Slots: s.Count,
 	}, names)
 	if err != nil {
 		return nil, err

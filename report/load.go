@@ -24,6 +24,9 @@ type Input struct {
 	Results string
 	Samples string // "" when the run kept no samples
 	Meta    string // "" when there is no meta.json
+	// RunDir: the input is a run directory or the results.arrow of one,
+	// where a missing meta.json means the run never finished.
+	RunDir bool
 }
 
 // ResolveInput accepts a run directory or a results file. A file named
@@ -47,6 +50,7 @@ func ResolveInput(path string) (Input, error) {
 	} else if filepath.Base(path) != ResultsFile {
 		return in, nil
 	}
+	in.RunDir = true
 	if exists(filepath.Join(dir, SamplesFile)) {
 		in.Samples = filepath.Join(dir, SamplesFile)
 	}

@@ -44,6 +44,12 @@ type Summary struct {
 	Samples    []Sample    `json:"samples"`
 	Shards     []ShardInfo `json:"shards"`
 	Warnings   []string    `json:"warnings"`
+	// Partial is set when the inputs hold less than the run: slots of the
+	// schedule without a row (MissingSlots), or a run directory whose
+	// meta.json says the run never finished. The figures then cover only
+	// what was recorded; Warnings say what is missing.
+	Partial      bool  `json:"partial"`
+	MissingSlots int64 `json:"missing_slots"`
 }
 
 // RunInfo identifies the run the rows came from.

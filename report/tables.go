@@ -32,7 +32,11 @@ func (sec *section) leftAligned(c int) bool {
 // sections lays the report out for text-like renderers.
 func (r *Report) sections() []section {
 	s := &r.Summary
-	out := []section{r.overview(), latencySection(s)}
+	var out []section
+	if b := r.banner(); b != nil {
+		out = append(out, *b)
+	}
+	out = append(out, r.overview(), latencySection(s))
 	if r.Baseline != nil {
 		out = append(out, r.comparison())
 	}

@@ -1,0 +1,36 @@
+package report
+
+import "fmt"
+
+// banner is the first thing a report says when its figures are not those
+// of a whole, finished run: a partial run (rows missing), or one stopped
+// before its schedule's end (Ctrl-C, a threshold). Without it such a run
+// reads like a complete one that went badly.
+func (r *Report) banner() *section {
+	s := &r.Summary
+	var title string
+	var notes []string
+	status, _ := s.Run.Environment["exit_status"].(string)
+	cutOff := fmt.Sprintf("%s slots were never sent and %s requests were cut off in flight (not_sent, interrupted): they are not errors, and the error rate is over the requests sent",
+		count(s.NotSent), count(s.Interrupted))
+	switch status {
+	case "interrupted":
+		title = "INTERRUPTED RUN: stopped before the end of its schedule (Ctrl-C or SIGTERM)"
+		notes = append(notes, cutOff, "the figures cover the part of the schedule that ran; run it again to measure the whole")
+	case "early_exit":
+		title = "STOPPED EARLY: a threshold ended the run before the end of its schedule"
+		notes = append(notes, cutOff)
+	}
+	if s.Partial {
+		p := "PARTIAL RUN: the results hold less than the run (see Warnings); the figures cover only what was recorded"
+		if title == "" {
+			title = p
+		} else {
+			notes = append([]string{p}, notes...)
+		}
+	}
+	if title == "" {
+		return nil
+	}
+	return &section{Title: title, Notes: notes}
+}
