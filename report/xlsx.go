@@ -49,7 +49,7 @@ func (r *Report) WriteXLSX(w io.Writer) error {
 		} else if _, err := f.NewSheet(sh.name); err != nil {
 			return err
 		}
-		for j, row := range sh.rows {
+		for j, row := range escapeCells(sh.rows) {
 			cell, _ := excelize.CoordinatesToCellName(1, j+1)
 			if err := f.SetSheetRow(sh.name, cell, &row); err != nil {
 				return fmt.Errorf("xlsx sheet %s: %w", sh.name, err)
