@@ -249,6 +249,11 @@ func (l *loader) resolve(name string) string {
 // parse reads src in the syntax its file name says: JSON for .json and
 // .hcl.json, HCL's native syntax otherwise.
 func (l *loader) parse(src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	if d := checkNesting(src, name, isJSON(name)); d != nil {
+		// The file is not handed to the diagnostic writer: its snippet
+		// would print the whole hostile line.
+		return nil, hcl.Diagnostics{d}
+	}
 	if isJSON(name) {
 		return l.parser.ParseJSON(src, name)
 	}

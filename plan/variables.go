@@ -170,6 +170,10 @@ func (l *loader) setFromText(v *Variable, raw string) {
 	}
 	filename := fmt.Sprintf("<value for var.%s>", v.Name)
 	src := []byte(raw)
+	if d := checkNesting(src, filename, false); d != nil {
+		l.diags = append(l.diags, d) // without the source: its snippet would print the whole value
+		return
+	}
 	e, diags := hclsyntax.ParseExpression(src, filename, hcl.InitialPos)
 	l.parser.AddFile(filename, &hcl.File{Bytes: src})
 	if diags.HasErrors() {
