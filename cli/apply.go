@@ -137,6 +137,10 @@ func loadTPlan(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Wr
 		fh.Close()
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
 	}
+	for _, name := range plan.OutsideFiles(tp.PlanPath, tp.Sources) {
+		fmt.Fprintf(e.stderr, "Warning: %s embeds %s, outside the plan's directory %s: check you meant to share it.\n",
+			path, name, filepath.Dir(tp.PlanPath))
+	}
 	if len(tp.Sensitive) > 0 {
 		defer fh.Close()
 		return recompileTPlan(e, path, tp, f)

@@ -179,6 +179,7 @@ func (l *loader) fileFunc() function.Function {
 				return cty.NilVal, function.NewArgErrorf(0, "%s is not valid UTF-8 text; file() reads text files only", resolved)
 			}
 			l.sources[resolved] = b
+			l.warnOutside(resolved, nil)
 			return cty.StringVal(string(b)), nil
 		},
 	})

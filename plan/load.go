@@ -72,6 +72,9 @@ type loader struct {
 	names map[string]hcl.Range
 	// declared counts the top-level blocks of each type.
 	declared map[string]int
+	// warnedOutside holds the files outside the plan's directory already
+	// warned about.
+	warnedOutside map[string]bool
 }
 
 func newLoader(opts Options) *loader {
