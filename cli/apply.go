@@ -303,6 +303,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
+		err = fmt.Errorf("%s", s.Secrets.String(err.Error())) // a dial error names the host
 		if o == nil {
 			return withCode(ExitInvalid, err)
 		}

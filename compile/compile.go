@@ -25,6 +25,7 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		Selection:  ld.Selection,
 		Think:      ld.Think,
 		Thresholds: plan.Thresholds{Abort: true},
+		Secrets:    p.Secrets,
 	}
 	if s.Selection == "" {
 		s.Selection = plan.SelectWeighted

@@ -135,6 +135,7 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	}
 	if len(h.Sensitive) > 0 {
 		h.Requests = nil
+		h.Targets = redactTargets(s.Targets, p.Secrets)
 	}
 	js, err := json.Marshal(h)
 	if err != nil {
@@ -174,6 +175,17 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 		return fmt.Errorf("tplan: close: %w", err)
 	}
 	return nil
+}
+
+// redactTargets copies targets with the sensitive texts cut out of their
+// addresses (a url of "http://${var.host}"): a replay compiles them again
+// from the sources and the secrets given then.
+func redactTargets(ts []Target, secrets plan.Secrets) []Target {
+	out := append([]Target(nil), ts...)
+	for i := range out {
+		out[i].Name, out[i].Addr, out[i].Host = secrets.String(out[i].Name), secrets.String(out[i].Addr), secrets.String(out[i].Host)
+	}
+	return out
 }
 
 // ReadTPlan reads a .tplan stream. It checks the whole slot stream once:

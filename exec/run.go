@@ -261,6 +261,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := f.Close(); werr == nil && err != nil {
 		werr = err
 	}
+	redactSamples(ex.rec.kept, s.Secrets)
 	if err := writeFile(filepath.Join(opt.OutDir, SamplesFile), func(w io.Writer) error {
 		return results.WriteSamples(w, ex.rec.kept)
 	}); werr == nil && err != nil {

@@ -45,9 +45,16 @@ type Options struct {
 func Load(opts Options) (*Plan, map[string]*hcl.File, hcl.Diagnostics) {
 	l := newLoader(opts)
 	p := l.load()
+	for _, v := range l.variables {
+		if v.Sensitive && v.Value != cty.NilVal {
+			l.secrets.add(v.Value)
+		}
+	}
+	l.diags = l.secrets.Diagnostics(l.diags)
 	if l.diags.HasErrors() {
 		return nil, l.parser.Files(), l.diags
 	}
+	p.Secrets = l.secrets
 	return p, l.parser.Files(), l.diags
 }
 
@@ -75,6 +82,8 @@ type loader struct {
 	// warnedOutside holds the files outside the plan's directory already
 	// warned about.
 	warnedOutside map[string]bool
+	// secrets: every text given for a sensitive variable, valid or not.
+	secrets Secrets
 }
 
 func newLoader(opts Options) *loader {

@@ -29,6 +29,10 @@ type Plan struct {
 	Data       []*Data
 	Load       *LoadProfile
 	Thresholds *Thresholds
+
+	// Secrets are the texts of the sensitive variables' values, to cut out
+	// of anything shown or stored (see Secrets).
+	Secrets Secrets
 }
 
 // Variable is a declared input variable with its resolved value.

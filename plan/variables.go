@@ -164,6 +164,9 @@ func (l *loader) assignVariables() {
 // other types parse it as an HCL expression in a pseudo-file named after the
 // variable, so a mistake still gets a range.
 func (l *loader) setFromText(v *Variable, raw string) {
+	if v.Sensitive {
+		l.secrets.addText(raw)
+	}
 	if v.Type == cty.String || v.Type == cty.DynamicPseudoType {
 		v.Value = cty.StringVal(raw)
 		return
@@ -175,7 +178,11 @@ func (l *loader) setFromText(v *Variable, raw string) {
 		return
 	}
 	e, diags := hclsyntax.ParseExpression(src, filename, hcl.InitialPos)
-	l.parser.AddFile(filename, &hcl.File{Bytes: src})
+	shown := src
+	if v.Sensitive { // a diagnostic's snippet shows this "file"
+		shown = []byte(Redacted)
+	}
+	l.parser.AddFile(filename, &hcl.File{Bytes: shown})
 	if diags.HasErrors() {
 		l.diags = append(l.diags, diags...)
 		return
@@ -234,6 +241,9 @@ func (l *loader) setFromFile(name string) {
 		}
 		val, valDiags := attr.Expr.Value(nil)
 		l.diags = append(l.diags, valDiags...)
+		if v.Sensitive {
+			l.secrets.add(val)
+		}
 		if !valDiags.HasErrors() {
 			l.assign(v, val, attr.Expr.Range())
 		}
