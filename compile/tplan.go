@@ -28,8 +28,10 @@ import (
 // TPlanMetadataKey is the schema metadata key holding the JSON header.
 const TPlanMetadataKey = "tressi.tplan"
 
-// TPlanFormat is the header's format version.
-const TPlanFormat = 1
+// TPlanFormat is the header's format version. Format 2 moved the data
+// rows and sources out of the header into blobs (tplan_blobs.go); format 1
+// files are still read.
+const TPlanFormat = 2
 
 // TPlanBatch is the number of slots per record batch: 512 KiB of raw
 // columns, far below the readers' message limits.
@@ -103,6 +105,8 @@ type tplanHeader struct {
 	PlanPath   string                   `json:"plan_path,omitempty"`
 	Variables  map[string]TPlanVariable `json:"variables,omitempty"`
 	Sensitive  []string                 `json:"sensitive,omitempty"`
+	// Blobs: Data and Sources are in the blob stream (format 2).
+	Blobs bool `json:"blobs,omitempty"`
 }
 
 // WriteTPlan writes s, compiled from p, as a .tplan stream to w.
@@ -137,12 +141,16 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 		h.Requests = nil
 		h.Targets = redactTargets(s.Targets, p.Secrets)
 	}
+	data, sources := h.Data, h.Sources
+	h.Data, h.Sources, h.Blobs = nil, nil, true
 	js, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("tplan: header: %w", err)
 	}
 	md := arrow.NewMetadata([]string{TPlanMetadataKey}, []string{string(js)})
 	schema := arrow.NewSchema(tplanSchemaFields, &md)
+	cw := &countingWriter{w: w}
+	w = cw
 	iw := ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
@@ -174,7 +182,7 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	if err := iw.Close(); err != nil {
 		return fmt.Errorf("tplan: close: %w", err)
 	}
-	return nil
+	return writeBlobs(w, cw.n, data, sources, mem)
 }
 
 // redactTargets copies targets with the sensitive texts cut out of their
@@ -221,6 +229,11 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
 	rd.Release()
 	if err != nil {
 		return nil, err
+	}
+	if h.Blobs {
+		if err := readBlobs(r, size, h, mem); err != nil {
+			return nil, err
+		}
 	}
 	s := &Schedule{
 		Name: h.Name, Seed: h.Seed, Selection: h.Selection, Arrival: h.Arrival, Count: h.Count,
@@ -301,8 +314,8 @@ func decodeTPlanHeader(schema *arrow.Schema) (*tplanHeader, error) {
 	if err := json.Unmarshal([]byte(md.Values()[i]), &h); err != nil {
 		return nil, fmt.Errorf("tplan: header: %w", err)
 	}
-	if h.Format != TPlanFormat {
-		return nil, fmt.Errorf("tplan: format %d; this tressi reads format %d", h.Format, TPlanFormat)
+	if h.Format != TPlanFormat && h.Format != 1 {
+		return nil, fmt.Errorf("tplan: format %d; this tressi reads formats 1 to %d", h.Format, TPlanFormat)
 	}
 	return &h, nil
 }
