@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -303,8 +304,10 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
+		var re *exec.RecordError
+		recording := errors.As(err, &re)
 		err = fmt.Errorf("%s", s.Secrets.String(err.Error())) // a dial error names the host
-		if o == nil {
+		if o == nil && !recording {
 			return withCode(ExitInvalid, err)
 		}
 		return withCode(ExitInternal, err)

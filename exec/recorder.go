@@ -26,6 +26,8 @@ type recorder struct {
 	// engine keeps a P free for it).
 	background bool
 	err        error
+	// failed is closed when writing first fails: the run stops then.
+	failed chan struct{}
 
 	batch []results.Row
 	// Everything below is the recorder goroutine's until done is closed.
@@ -101,6 +103,7 @@ func newRecorder(w *results.Writer, workers, batchRows int) *recorder {
 		samples: make(chan results.Sample, 256),
 		rowsCap: rowsCap,
 		done:    make(chan struct{}),
+		failed:  make(chan struct{}),
 		batch:   make([]results.Row, 0, batchRows),
 		// 3 significant digits: percentiles within 0.1%, ~1 MiB of counts.
 		latency: hdrhistogram.New(1, histogramMax, 3),
@@ -227,7 +230,9 @@ func (r *recorder) writeBatch() {
 		r.batch = r.batch[:0]
 		return
 	}
-	r.err = r.w.Write(r.batch)
+	if r.err = r.w.Write(r.batch); r.err != nil {
+		close(r.failed)
+	}
 	r.batch = r.batch[:0]
 }
 

@@ -111,7 +111,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	if opt.TPlan != nil {
 		if err := writeFile(filepath.Join(opt.OutDir, PlanFile), opt.TPlan); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", PlanFile, err)
+			return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", PlanFile, err))
 		}
 	}
 	out := &Outcome{Dir: opt.OutDir, RunID: newRunID()}
@@ -121,7 +121,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// on the way leaves that, and the report tells it from a finished one.
 	meta.ExitStatus, meta.Start = statusRunning, time.Now()
 	if err := meta.write(opt.OutDir); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", MetaFile, err)
+		return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", MetaFile, err))
 	}
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
@@ -158,7 +158,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
 	if err != nil {
-		return nil, err
+		return nil, recordError(opt.OutDir, err)
 	}
 	defer f.Close()
 	expect := expectations(s, reqs, len(names))
@@ -170,7 +170,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		Scenarios: scenarioSteps(s), Slots: s.Count,
 	}, names)
 	if err != nil {
-		return nil, err
+		return nil, recordError(opt.OutDir, err)
 	}
 	ex.th = newThresholds(s.Thresholds, ex)
 	ex.abortStatus = make([]bool, 1000)
@@ -243,6 +243,8 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		ex.stop(true)
 	case <-ctx.Done():
 		ex.stop(true)
+	case <-ex.rec.failed: // nothing sent from now on could be recorded
+		ex.stop(true)
 	}
 	<-finished
 	close(monStop)
@@ -276,7 +278,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := meta.write(opt.OutDir); werr == nil && err != nil {
 		werr = err
 	}
-	return out, werr
+	return out, recordError(opt.OutDir, werr)
 }
 
 // check refuses schedules this executor cannot run faithfully.
