@@ -78,6 +78,9 @@ type Outcome struct {
 
 	Interrupted bool // stopped by Options.Interrupt or the context
 	EarlyExit   bool // stopped by a live threshold
+	// Overran: work was still running at the schedule's end plus the
+	// grace, and was cut off then (see schedule_end.go).
+	Overran bool
 	// ThresholdFailures lists every failed threshold as "name: detail".
 	ThresholdFailures []string
 }
@@ -235,6 +238,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
 
+	overrun := ex.watchScheduleEnd()
 	finished := make(chan struct{})
 	go func() { ex.wait(); close(finished) }()
 	select {
@@ -247,6 +251,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		ex.stop(true)
 	}
 	<-finished
+	out.Overran = overrun.stop()
 	close(monStop)
 	<-monDone
 
@@ -354,6 +359,8 @@ func exitStatus(o *Outcome, err error) string {
 		return "interrupted"
 	case o.EarlyExit:
 		return "early_exit"
+	case o.Overran:
+		return "overran"
 	case len(o.ThresholdFailures) > 0:
 		return "thresholds_failed"
 	}

@@ -17,6 +17,9 @@ func (r *Report) banner() *section {
 	case "interrupted":
 		title = "INTERRUPTED RUN: stopped before the end of its schedule (Ctrl-C or SIGTERM)"
 		notes = append(notes, cutOff, "the figures cover the part of the schedule that ran; run it again to measure the whole")
+	case "overran":
+		title = "OVERRAN: requests were still running at the schedule's end plus the grace, and were cut off there"
+		notes = append(notes, cutOff, "sessions (or timeouts) longer than the schedule: lengthen the last stage, or shorten the sessions")
 	case "early_exit":
 		title = "STOPPED EARLY: a threshold ended the run before the end of its schedule"
 		notes = append(notes, cutOff)
