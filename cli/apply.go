@@ -189,6 +189,7 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with -var or TRESSI_VAR_<name>",
 			path, strings.Join(tp.Sensitive, ", ")))
 	}
+	p.MaxSlots = f.maxSlots
 	s, cdiags := compile.Compile(p)
 	if cdiags.HasErrors() {
 		writeDiagnostics(diagStream(e, f.json), files, cdiags, f.json)

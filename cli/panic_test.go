@@ -45,3 +45,22 @@ func TestDeepPlanExitsInvalid(t *testing.T) {
 		}
 	}
 }
+
+// A typo that asks for 2^31 requests is refused with what to change; the
+// flag that says "I mean it" lets a large plan through.
+func TestPlanSizeLimitAndFlag(t *testing.T) {
+	src := "target \"t\" {\n  url = \"http://127.0.0.1:1\"\n}\nendpoint \"e\" {}\nload {\n  stage {\n    duration = \"1s\"\n    rate     = %s\n  }\n}\n"
+	path := filepath.Join(t.TempDir(), "big.hcl")
+	os.WriteFile(path, []byte(strings.ReplaceAll(src, "%s", "2147483648")), 0o644)
+	code, _, stderr := run(t, nil, "plan", path)
+	if code != ExitInvalid || !strings.Contains(stderr, "Schedule too large") || !strings.Contains(stderr, "--max-slots") {
+		t.Errorf("plan: exit %d, stderr %q", code, stderr)
+	}
+	os.WriteFile(path, []byte(strings.ReplaceAll(src, "%s", "2000")), 0o644)
+	if code, _, stderr := run(t, nil, "plan", path, "--max-slots", "1000"); code != ExitInvalid {
+		t.Errorf("plan --max-slots 1000 of 2000 slots: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "plan", path, "--max-slots", "2000"); code != 0 {
+		t.Errorf("plan --max-slots 2000 of 2000 slots: exit %d, %s", code, stderr)
+	}
+}
