@@ -299,6 +299,9 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	if !out.quiet && !out.json {
 		opt.Progress, opt.Terminal = e.stderr, isTerminal(e.stderr)
 	}
+	if w := exec.FileLimitWarning(s); w != "" {
+		fmt.Fprintln(e.stderr, "Warning: "+w)
+	}
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
