@@ -38,6 +38,10 @@ type recorder struct {
 
 	// Live figures for progress, published once per window.
 	p50, p99 atomic.Int64
+	// lag is the largest send lag (sent − scheduled) of the last window:
+	// how far the generator is behind its schedule.
+	lag       atomic.Int64
+	windowLag int64
 }
 
 // totals count the rows of a run.
@@ -207,6 +211,7 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	t.Requests++
 	if row.Sent >= 0 {
 		t.Sent++
+		r.windowLag = max(r.windowLag, row.Sent-row.Scheduled)
 	}
 	if int(row.Error) < len(t.Errors) {
 		t.Errors[row.Error]++
@@ -237,6 +242,8 @@ func (r *recorder) writeBatch() {
 }
 
 func (r *recorder) publishWindow() {
+	r.lag.Store(r.windowLag)
+	r.windowLag = 0
 	if r.window.TotalCount() == 0 {
 		r.p50.Store(-1)
 		r.p99.Store(-1)

@@ -24,6 +24,13 @@ func (r *Report) banner() *section {
 		title = "STOPPED EARLY: a threshold ended the run before the end of its schedule"
 		notes = append(notes, cutOff)
 	}
+	if late := behindNote(s); late != "" {
+		if title == "" {
+			title = late
+		} else {
+			notes = append(notes, late)
+		}
+	}
 	if s.Partial {
 		p := "PARTIAL RUN: the results hold less than the run (see Warnings); the figures cover only what was recorded"
 		if title == "" {
@@ -36,4 +43,26 @@ func (r *Report) banner() *section {
 		return nil
 	}
 	return &section{Title: title, Notes: notes}
+}
+
+// behindScheduleMs is the send lag p99 past which the generator fell
+// behind its schedule (a burst on a busy machine lags a few ms).
+const behindScheduleMs = 50
+
+// behindNote says, with the lag figures, when requests went out late.
+func behindNote(s *Summary) string {
+	l := s.SendLag
+	if l.Count == 0 || l.P99 <= behindScheduleMs {
+		return ""
+	}
+	return fmt.Sprintf("BEHIND SCHEDULE: the generator sent requests late (send lag p50 %s, p99 %s, max %s): the offered load was not delivered on time, "+
+		"but corrected latencies count from each due instant, so they are still honest. Give the generator more CPU, or lower the rate",
+		lagText(l.P50), lagText(l.P99), lagText(l.Max))
+}
+
+func lagText(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2f s", ms/1000)
+	}
+	return fmt.Sprintf("%.1f ms", ms)
 }

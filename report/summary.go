@@ -22,16 +22,19 @@ type Summary struct {
 	// flight at the stop): no verdict on the server, so neither counts
 	// in Errors nor in ErrorRate, which is over the requests judged
 	// (Requests − NotSent − Interrupted = OK + Errors).
-	NotSent       int64             `json:"not_sent"`
-	Interrupted   int64             `json:"interrupted"`
-	DurationS     float64           `json:"duration_s"`
-	ThroughputRPS float64           `json:"throughput_rps"`
-	Latency       Percentiles       `json:"latency_ms"`
-	Service       Percentiles       `json:"service_ms"`
-	Status        map[string]int64  `json:"status"`
-	ErrorKinds    map[string]int64  `json:"error_kinds"`
-	Endpoints     []EndpointSummary `json:"endpoints"`
-	Thresholds    []ThresholdResult `json:"thresholds"`
+	NotSent       int64       `json:"not_sent"`
+	Interrupted   int64       `json:"interrupted"`
+	DurationS     float64     `json:"duration_s"`
+	ThroughputRPS float64     `json:"throughput_rps"`
+	Latency       Percentiles `json:"latency_ms"`
+	Service       Percentiles `json:"service_ms"`
+	// SendLag is sent − scheduled over the requests sent: how late the
+	// generator sent them (see banner.go's behind-schedule note).
+	SendLag    Percentiles       `json:"send_lag_ms"`
+	Status     map[string]int64  `json:"status"`
+	ErrorKinds map[string]int64  `json:"error_kinds"`
+	Endpoints  []EndpointSummary `json:"endpoints"`
+	Thresholds []ThresholdResult `json:"thresholds"`
 	// Scenarios is left out when the run has none.
 	Scenarios []ScenarioSummary `json:"scenarios,omitempty"`
 
@@ -155,6 +158,7 @@ type tally struct {
 	errorKinds map[string]int64
 	latency    *latencyHistogram
 	service    *latencyHistogram
+	sendLag    *latencyHistogram
 	series     series
 	sessions   *sessionTracker
 
@@ -179,6 +183,7 @@ func newTally() *tally {
 		errorKinds: map[string]int64{},
 		latency:    newLatencyHistogram(),
 		service:    newLatencyHistogram(),
+		sendLag:    newLatencyHistogram(),
 		sessions:   newSessionTracker(),
 		firstDue:   1<<63 - 1,
 		lastEnd:    -1 << 63,
@@ -223,6 +228,7 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		failed := t.errOf[xi] != ""
 		if b.Sent[i] >= 0 {
 			t.sent++
+			t.sendLag.record(max(b.Sent[i]-b.Scheduled[i], 0))
 		}
 		due := b.Scheduled[i]
 		t.firstDue = min(t.firstDue, due)
@@ -287,6 +293,7 @@ func (t *tally) summary() Summary {
 		BytesIn:    t.bytesIn,
 		Latency:    t.latency.percentiles(),
 		Service:    t.service.percentiles(),
+		SendLag:    t.sendLag.percentiles(),
 		LatencyCDF: t.latency.cdf(),
 		Status:     map[string]int64{},
 		ErrorKinds: maps.Clone(t.errorKinds),
