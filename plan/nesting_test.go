@@ -70,3 +70,18 @@ func TestNestingBoundsLeaveRealPlansAlone(t *testing.T) {
 		t.Fatal(describe(diags))
 	}
 }
+
+// FuzzCheckNesting: the scanner that guards the parser never panics, and
+// whatever it lets through parses without overflowing (the fuzzer's inputs
+// are small, so this checks the scanner's own robustness and positions).
+func FuzzCheckNesting(f *testing.F) {
+	f.Add([]byte("a = \"${(((1)))}\"\n"), false)
+	f.Add([]byte("x = <<EOF\n${[[1]]}\nEOF\n# (((\n"), false)
+	f.Add([]byte(`{"a": [[["${((1))}"]]]}`), true)
+	f.Fuzz(func(t *testing.T, src []byte, json bool) {
+		d := checkNesting(src, "f.hcl", json)
+		if d != nil && (d.Subject == nil || d.Subject.Start.Byte < 0 || d.Subject.Start.Byte > len(src)) {
+			t.Fatalf("diagnostic range %v out of a %d-byte source", d.Subject, len(src))
+		}
+	})
+}
