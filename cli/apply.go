@@ -45,7 +45,12 @@ func newApply(e *env) *cobra.Command {
 		Long: "Apply replays the plan's schedule against its targets and writes a run directory:\n" +
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
 			"The first Ctrl-C stops starting requests and keeps the results (exit 130); a second\n" +
-			"exits at once. Exit 2 when a threshold failed or ended the run early.",
+			"exits at once. Exit 2 when a threshold failed or ended the run early, or when not one\n" +
+			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).",
+		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
+			"  tressi apply run.tplan -o runs/today -q\n" +
+			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
+			"  tressi apply --json > report.json",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine}
@@ -63,7 +68,7 @@ func newApply(e *env) *cobra.Command {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
 			}
-			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f)
+			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f, !quiet && !f.json)
 			if err != nil {
 				return err
 			}
@@ -82,8 +87,8 @@ func newApply(e *env) *cobra.Command {
 	}
 	f.bind(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "run directory to create (default tressi-runs/<plan>-<UTC time>)")
-	fl.BoolVar(&quiet, "quiet", false, "print neither progress nor the summary")
+	fl.StringVarP(&out, "out", "o", "", "run directory to create (default tressi-runs/<plan>-<UTC time>)")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "print neither progress, warnings nor the summary")
 	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
 	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
 	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
@@ -110,9 +115,10 @@ func startCPUProfile(path string) (stop func(), err error) {
 // loadSchedule is apply's single seam to the plan: a .tplan is replayed as
 // compiled; anything else is loaded and compiled now. It also returns what
 // writes plan.tplan into the run directory and the sensitive variables'
-// names (for redacting the command line).
-func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
-	if strings.HasSuffix(path, ".tplan") {
+// names (for redacting the command line). Warnings are printed only when
+// warn is set: --quiet means quiet.
+func loadSchedule(e *env, path string, f *planFlags, warn bool) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
+	if strings.HasSuffix(path, ".tplan") || sniffInput(path) == inputTPlan {
 		return loadTPlan(e, path, f)
 	}
 	p, s, files, diags := compilePlan(e, path, f)
@@ -120,8 +126,8 @@ func loadSchedule(e *env, path string, f *planFlags) (*compile.Schedule, func(io
 		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
 		return nil, nil, nil, withCode(ExitInvalid, nil)
 	}
-	if !f.json {
-		writeDiagnostics(e.stderr, files, diags, false) // warnings
+	if warn {
+		writeDiagnostics(e.stderr, files, diags, false)
 	}
 	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
 }
@@ -160,7 +166,7 @@ func loadTPlan(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Wr
 
 // recompileTPlan replays a .tplan whose sensitive variables were left out:
 // it compiles the stored sources again with the stored values plus the
-// secrets the user supplies now (-var or TRESSI_VAR_*), and checks the
+// secrets the user supplies now (--var or TRESSI_VAR_*), and checks the
 // result is the schedule that was planned.
 func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*compile.Schedule, func(io.Writer) error, map[string]bool, error) {
 	if tp.PlanPath == "" {
@@ -186,7 +192,7 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 	})
 	if p == nil {
 		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
-		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with -var or TRESSI_VAR_<name>",
+		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with --var or TRESSI_VAR_<name>",
 			path, strings.Join(tp.Sensitive, ", ")))
 	}
 	p.MaxSlots = f.maxSlots
@@ -202,8 +208,8 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 	return s, func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }, sensitiveVars(p), nil
 }
 
-// hclLiteral writes a stored variable value back as -var text: strings raw
-// (as -var takes them for string variables), anything else as JSON, which
+// hclLiteral writes a stored variable value back as --var text: strings raw
+// (as --var takes them for string variables), anything else as JSON, which
 // is valid HCL expression syntax.
 func hclLiteral(v cty.Value) string {
 	if v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
@@ -245,14 +251,14 @@ func commandLine(cmd *cobra.Command, args []string, vars []plan.VarArg, sensitiv
 	})
 	for _, v := range vars {
 		if v.File {
-			parts = append(parts, "-var-file="+v.Value)
+			parts = append(parts, "--var-file="+v.Value)
 			continue
 		}
 		name, _, _ := strings.Cut(v.Value, "=")
 		if sensitive[strings.TrimSpace(name)] {
-			parts = append(parts, "-var="+name+"=(sensitive)")
+			parts = append(parts, "--var="+name+"=(sensitive)")
 		} else {
-			parts = append(parts, "-var="+v.Value)
+			parts = append(parts, "--var="+v.Value)
 		}
 	}
 	return strings.Join(parts, " ")
@@ -322,6 +328,9 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		// back would only cost time (a second per five million rows).
 		if o.Interrupted {
 			return withCode(ExitInterrupted, nil)
+		}
+		if report.AllFailedOutcome(th, o.Requests, o.OK) {
+			return withCode(ExitThresholds, nil)
 		}
 		return nil
 	}

@@ -67,7 +67,7 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) (co
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
@@ -78,8 +78,12 @@ func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) (co
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown flags, wrong argument counts.
-	fmt.Fprintf(stderr, "Error: %v\nRun 'tressi --help' for usage.\n", err)
+	// cobra's own errors: unknown flags, wrong argument counts. The help
+	// that answers them is the command's own.
+	if cmd == nil {
+		cmd = root
+	}
+	fmt.Fprintf(stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 	return ExitInvalid
 }
 

@@ -163,3 +163,26 @@ func TestTerraformStyleFlags(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestInitPlanIsQuickAndSaysHowToScale: a first run finishes in seconds,
+// and both the message and the plan say how to make it bigger.
+func TestInitPlanIsQuickAndSaysHowToScale(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := run(t, nil, "init", dir)
+	path := filepath.Join(dir, "tressi.hcl")
+	if code != ExitOK || !strings.Contains(out, "a 5-second run") || !strings.Contains(out, "tressi apply "+path+" --var rate=500 --var duration=1m") {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, tc := range []struct {
+		vars     []string
+		duration float64
+	}{
+		{nil, 5},
+		{[]string{"--var", "rate=500", "--var", "duration=1m"}, 61},
+	} {
+		s := planSummary(t, append([]string{path}, tc.vars...)...)
+		if s.DurationS != tc.duration || s.Requests == 0 {
+			t.Errorf("%v: %d requests over %gs; want %gs", tc.vars, s.Requests, s.DurationS, tc.duration)
+		}
+	}
+}

@@ -27,6 +27,9 @@ func newDemo(e *env) *cobra.Command {
 		Long: "Demo starts the built-in test server on a free 127.0.0.1 port, runs the embedded\n" +
 			"examples/quickstart.hcl against it (about 800 requests over 5 s), and prints the report.\n" +
 			"The run directory it writes is a normal one: try `tressi report DIR --format html -o r.html`.",
+		Example: "  tressi demo\n" +
+			"  tressi demo -o /tmp/demo-run -q && tressi report /tmp/demo-run --format md\n" +
+			"  tressi demo --json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			srv, addr, err := testserver.StartLoopback(nil)
@@ -60,8 +63,8 @@ func newDemo(e *env) *cobra.Command {
 			return runAndReport(e, s, opt, runOutput{json: json, quiet: quiet})
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "run directory to create (default tressi-runs/quickstart-<UTC time>)")
-	cmd.Flags().BoolVar(&quiet, "quiet", false, "print neither progress nor the report")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "run directory to create (default tressi-runs/quickstart-<UTC time>)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print neither progress nor the report")
 	cmd.Flags().BoolVar(&json, "json", false, "print the report as JSON")
 	return cmd
 }

@@ -2,11 +2,12 @@ package cli
 
 import "strings"
 
-// terraformStyleFlags lets long flags take one dash, as in Terraform and the
-// DESIGN's examples (`-var k=v`, `-var-file F`, `-out FILE`): pflag would read
-// "-var" as the shorthands -v -a -r. Any argument of a dash and two or more
-// letters (up to an "=") becomes "--"; single-letter flags and everything
-// after "--" are left alone.
+// terraformStyleFlags lets long flags take one dash, as in Terraform
+// (`-var k=v`, `-var-file F`, `-out FILE`): pflag would read "-var" as the
+// shorthands -v -a -r. Help and docs write two dashes; one is still
+// accepted, so Terraform habits and older scripts keep working. Any argument
+// of a dash and two or more letters (up to an "=") becomes "--"; single-
+// letter flags and everything after "--" are left alone.
 func terraformStyleFlags(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i, a := range args {

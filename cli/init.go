@@ -25,7 +25,9 @@ func newInit(e *env) *cobra.Command {
 		Use:   "init [DIR]",
 		Short: "Write a commented starter plan, tressi.hcl",
 		Long:  "Init writes a commented, valid starter plan to DIR/tressi.hcl (DIR defaults to the current\ndirectory, and is created if needed). It never overwrites an existing file.",
-		Args:  cobra.MaximumNArgs(1),
+		Example: "  tressi init\n" +
+			"  tressi init load-tests/checkout",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
@@ -35,7 +37,11 @@ func newInit(e *env) *cobra.Command {
 			if err != nil {
 				return withCode(ExitInvalid, err)
 			}
-			fmt.Fprintf(e.stdout, "Wrote %s. Check it with `tressi validate %s`, then run it with `tressi apply %s`.\n", path, path, path)
+			fmt.Fprintf(e.stdout, "Wrote %s: a 5-second run at up to 20 requests per second.\n"+
+				"Check it with `tressi validate %s`, start a server to try it on with `tressi target --addr 127.0.0.1:8080`,\n"+
+				"then run it with `tressi apply %s`. Scale it up with `tressi apply %s --var rate=500 --var duration=1m`,\n"+
+				"or edit its load block.\n",
+				path, path, path, path)
 			return nil
 		},
 	}

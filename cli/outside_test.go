@@ -41,7 +41,7 @@ load {
 		t.Errorf("plan: exit %d, stderr %q; want the outside file named", code, stderr)
 	}
 	for _, target := range []string{main, tplan} {
-		code, _, stderr = run(t, nil, "apply", target, "--out", filepath.Join(t.TempDir(), "run"), "--quiet")
+		code, _, stderr = run(t, nil, "apply", target, "--out", filepath.Join(t.TempDir(), "run"))
 		if code != 0 || !strings.Contains(stderr, "outside the plan's directory") || !strings.Contains(stderr, "secret.txt") {
 			t.Errorf("apply %s: exit %d, stderr %q; want a warning naming secret.txt", filepath.Base(target), code, stderr)
 		}

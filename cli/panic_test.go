@@ -40,7 +40,7 @@ func TestDeepPlanExitsInvalid(t *testing.T) {
 	}
 	for _, cmd := range []string{"validate", "plan", "apply"} {
 		code, _, stderr := run(t, nil, cmd, path)
-		if code != ExitInvalid || !strings.Contains(stderr, "Nested too deeply") || !strings.Contains(stderr, "deep.hcl line 5") || len(stderr) > 2000 {
+		if code != ExitInvalid || !strings.Contains(stderr, "Nested too deeply") || !strings.Contains(stderr, "deep.hcl:5:") || len(stderr) > 2000 {
 			t.Errorf("%s: exit %d, stderr %.300q; want %d and a located diagnostic", cmd, code, stderr, ExitInvalid)
 		}
 	}

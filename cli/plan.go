@@ -26,9 +26,17 @@ func newPlan(e *env) *cobra.Command {
 		Long: "Plan validates a plan, compiles it into the exact request schedule it will run, and prints\n" +
 			"what a person should check at a glance: requests, duration, peak rate, each endpoint's count\n" +
 			"and share, a rate timeline, warnings, and the schedule hash (same plan + variables + seed,\n" +
-			"same hash). -out writes the .tplan file that `tressi apply` replays.",
+			"same hash). --out writes the .tplan file that `tressi apply` replays; given a .tplan, plan\n" +
+			"summarises that compiled schedule.",
+		Example: "  tressi plan examples/quickstart.hcl\n" +
+			"  tressi plan --var rate=500 --var duration=1m -o run.tplan\n" +
+			"  tressi plan run.tplan          # summarise a compiled schedule\n" +
+			"  tressi plan --json | jq .schedule_hash",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sniffInput(planPath(args)) == inputTPlan && out == "" {
+				return summariseTPlan(e, planPath(args), f.json)
+			}
 			p, s, files, diags := compilePlan(e, planPath(args), &f)
 			if s == nil {
 				writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
@@ -54,7 +62,7 @@ func newPlan(e *env) *cobra.Command {
 		},
 	}
 	f.bind(cmd)
-	cmd.Flags().StringVar(&out, "out", "", "write the compiled schedule (.tplan) to this file")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the compiled schedule (.tplan) to this file")
 	return cmd
 }
 

@@ -18,7 +18,7 @@ type planFlags struct {
 	maxSlots int64
 }
 
-// varArgs appends -var or -var-file values to one shared list, so their
+// varArgs appends --var or --var-file values to one shared list, so their
 // command-line order (which decides precedence) survives flag parsing.
 type varArgs struct {
 	list *[]plan.VarArg
@@ -49,6 +49,9 @@ func (f *planFlags) bind(cmd *cobra.Command) {
 // loadPlan loads the plan at path with the flags' variables and the
 // process's TRESSI_VAR_* environment.
 func loadPlan(e *env, path string, f *planFlags) (*plan.Plan, map[string]*hcl.File, hcl.Diagnostics) {
+	if what := notAPlan(path, sniffInput(path)); what != "" {
+		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: what}}
+	}
 	p, files, diags := plan.Load(plan.Options{Path: path, Vars: f.vars, Env: e.environ})
 	if p != nil {
 		p.MaxSlots = f.maxSlots
@@ -56,15 +59,15 @@ func loadPlan(e *env, path string, f *planFlags) (*plan.Plan, map[string]*hcl.Fi
 	return p, files, diags
 }
 
-// writeDiagnostics renders diagnostics as HCL's text (with source snippets)
-// or as a JSON array.
+// writeDiagnostics renders diagnostics as text (file:line:column, the
+// source line and a caret) or as a JSON array.
 func writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(jsonDiagnostics(diags))
 	}
-	return hcl.NewDiagnosticTextWriter(w, files, 100, false).WriteDiagnostics(diags)
+	return writeDiagnosticsText(w, files, diags)
 }
 
 type jsonDiagnostic struct {

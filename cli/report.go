@@ -45,7 +45,10 @@ func newReportCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(e, args, o) },
 	}
 	cmd.Flags().StringVar(&o.format, "format", "text", "output format: "+strings.Join(formats, ", "))
-	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write to this file instead of stdout")
+	// --output was report's spelling before every command said --out.
+	cmd.Flags().StringVar(&o.out, "output", "", "")
+	_ = cmd.Flags().MarkHidden("output")
 	cmd.Flags().StringArrayVar(&o.baseline, "baseline", nil, "a run (repeat for its shards) to compare with")
 	return cmd
 }
@@ -57,6 +60,11 @@ func runReport(e *env, args []string, o reportOptions) error {
 	}
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
+	}
+	for _, path := range append(append([]string{}, args...), o.baseline...) {
+		if what := notResults(path); what != "" {
+			return withCode(ExitInvalid, errors.New(what))
+		}
 	}
 	rep, err := report.Build(args, report.Options{Baseline: o.baseline, Thresholds: runThresholds(args[0])})
 	if err != nil {

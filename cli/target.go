@@ -33,6 +33,8 @@ Routes: GET / ("ok"), /status/{code}, /delay/{ms}, /echo, POST /login -> {"token
 GET /me (Authorization: Bearer <token>), /bytes/{n}, and GET /__stats (request and
 connection counters as JSON). It prints "listening on http://HOST:PORT", so
 --addr 127.0.0.1:0 picks a free port that scripts can read.`,
+		Example: "  tressi target\n" +
+			"  tressi target --addr 127.0.0.1:0",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)

@@ -16,6 +16,9 @@ func newValidate(e *env) *cobra.Command {
 		Long: "Validate loads a plan (a file, or a directory of *.hcl and *.hcl.json files; default tressi.hcl)\n" +
 			"and prints every mistake with its file, line and column, plus warnings for plans that cannot\n" +
 			"hold their own rate. Exit status 0 when valid, 1 when not.",
+		Example: "  tressi validate\n" +
+			"  tressi validate examples/login.hcl --var rate=20\n" +
+			"  tressi validate plans/ --var-file prod.tfvars --json",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, files, diags := loadPlan(e, planPath(args), &f)

@@ -5,7 +5,7 @@
 # `connections` caps the sessions holding a connection at once, like
 # Artillery's `pool`.
 #
-#   tressi apply examples/artillery.hcl -var sustained_rate=50
+#   tressi apply examples/artillery.hcl --var sustained_rate=50
 
 variable "base_url" {
   type    = string

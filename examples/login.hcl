@@ -3,7 +3,7 @@
 # the JSON answer and makes authenticated calls with it, pausing between
 # them as a person would.
 #
-#   tressi apply examples/login.hcl -var rate=20 -var duration=30s
+#   tressi apply examples/login.hcl --var rate=20 --var duration=30s
 
 variable "base_url" {
   type    = string

@@ -1,5 +1,5 @@
 # The demo plan: `tressi demo` runs it against the built-in test server
-# (`tressi target`). Point it elsewhere with -var base_url=http://HOST:PORT.
+# (`tressi target`). Point it elsewhere with --var base_url=http://HOST:PORT.
 
 variable "base_url" {
   type    = string
@@ -8,7 +8,7 @@ variable "base_url" {
 
 target "local" {
   url         = var.base_url
-  connections = 256  # >= peak rate x timeout (200/s x 1s), so nothing queues
+  connections = 256  # 200/s answered within the 1s timeout never wait for one
   timeout     = "1s"
 }
 

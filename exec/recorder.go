@@ -82,12 +82,12 @@ func (t *totals) statuses() map[uint16]int64 {
 }
 
 // Batch sizes: how many rows the recorder writes at a time. Encoding and
-// compressing a batch runs without a break (about 0.2 µs a row: 11 ms for
-// 64Ki rows), and on one core that delays the open model's pacer: at 20k
-// req/s the send lag p99 was 1.3–3 ms with 8Ki rows, 1.1–1.6 ms with 2Ki
-// and 0.98–0.99 ms with 1Ki, whose headers cost ~0.7 byte a row more on
-// disk (15.5 instead of 14.8). The closed model has no instants to keep, so
-// it takes the larger batches, which cost a little less CPU and disk.
+// compressing a batch runs without a break, and on one core that delays the
+// open model's pacer for as long as the batch takes, so the open model takes
+// small batches: the send lag stays under a millisecond, for a little more
+// header per row on disk. The closed model has no instants to keep, so it
+// takes the larger batches, which cost a little less CPU and disk. (Measure
+// with bench/run before changing either; figures go in bench/README.md.)
 const (
 	openBatchRows   = 1 << 10
 	closedBatchRows = 8 << 10

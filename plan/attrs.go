@@ -10,10 +10,11 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// Typed readers for optional attributes. Each returns ok=false, with no
-// diagnostics, when the attribute is absent or null, so the caller applies
-// its default; a value of the wrong type or out of range gets one diagnostic
-// on the attribute's expression.
+// Typed readers for optional attributes. Each returns a nil *hcl.Attribute
+// (boolAttr: set = false) when the attribute is absent, null or invalid, so
+// the caller applies its default: absent and null with no diagnostic, a
+// value of the wrong type or out of range with one diagnostic on the
+// attribute's expression.
 
 // typed evaluates an attribute and converts it to ty.
 func (l *loader) typed(attrs hcl.Attributes, name string, ty cty.Type, sc scope) (cty.Value, *hcl.Attribute, hcl.Diagnostics) {

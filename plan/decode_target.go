@@ -40,6 +40,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 	}
 	t.Timeout, diags = l.positiveDuration(attrs, "timeout", t.Timeout, diags)
 	t.ConnectTimeout, diags = l.positiveDuration(attrs, "connect_timeout", t.ConnectTimeout, diags)
+	t.ExpectedLatency, diags = l.positiveDuration(attrs, "expected_latency", 0, diags)
 	if attr := attrs["headers"]; attr != nil {
 		h, d := l.headers(attr, scope{what: fmt.Sprintf("target %q headers", t.Name)})
 		t.Headers = h

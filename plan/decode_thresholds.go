@@ -46,5 +46,10 @@ func (l *loader) decodeThresholdsBlock(b *hcl.Block) (*Thresholds, hcl.Diagnosti
 	if set {
 		t.Abort = abort
 	}
+	allow, set, d := l.boolAttr(attrs, "allow_all_failed")
+	diags = append(diags, d...)
+	if set {
+		t.AllowAllFailed = allow
+	}
 	return t, diags
 }

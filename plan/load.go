@@ -15,7 +15,7 @@ import (
 // DefaultPath is the plan loaded when Options.Path is empty.
 const DefaultPath = "tressi.hcl"
 
-// VarArg is one -var "name=value" (File false) or -var-file PATH (File true).
+// VarArg is one --var "name=value" (File false) or --var-file PATH (File true).
 // They are applied in command-line order, so a later one wins.
 type VarArg struct {
 	File  bool
@@ -31,7 +31,7 @@ type Options struct {
 	// FS is read instead of the OS filesystem when set (tests, .tplan replays).
 	// Without it, paths are relative to the working directory.
 	FS fs.FS
-	// Vars are the -var and -var-file arguments in command-line order.
+	// Vars are the --var and --var-file arguments in command-line order.
 	Vars []VarArg
 	// Env holds KEY=VALUE pairs; TRESSI_VAR_<name> sets a variable. The loader
 	// never reads os.Environ itself.

@@ -184,9 +184,9 @@ load {
 func TestCapacityWarnings(t *testing.T) {
 	const endpoints = `
 target "api" {
-  url         = "http://x"
-  connections = 10
-  timeout     = "1s"
+  url              = "http://x"
+  connections      = 10
+  expected_latency = "1s"
 }
 endpoint "a" { weight = 3 }
 endpoint "b" {

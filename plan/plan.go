@@ -65,11 +65,15 @@ type Target struct {
 	Name string
 	// URL is absolute, scheme http or https; its path is a prefix for every
 	// request path sent to this target.
-	URL                *url.URL
-	Connections        int    // max open connections; default 64
-	Connection         string // ConnectionPool (default) or ConnectionSession
-	Timeout            time.Duration
-	ConnectTimeout     time.Duration
+	URL            *url.URL
+	Connections    int    // max open connections; default 64
+	Connection     string // ConnectionPool (default) or ConnectionSession
+	Timeout        time.Duration
+	ConnectTimeout time.Duration
+	// ExpectedLatency is how long the user expects a response to take
+	// (0: unstated). It sends nothing and is not part of the schedule: it
+	// lets the plan warn when connections cannot carry the rate.
+	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
 	DeclRange          hcl.Range
@@ -211,5 +215,9 @@ type Thresholds struct {
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
 	Abort                    bool // default true: stop early when a live threshold fails
-	DeclRange                hcl.Range
+	// AllowAllFailed accepts a run in which no request succeeded (a plan
+	// that probes a service expected to be down); by default such a run
+	// fails, with or without thresholds.
+	AllowAllFailed bool
+	DeclRange      hcl.Range
 }

@@ -34,6 +34,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connection"},
 		{Name: "timeout"},
 		{Name: "connect_timeout"},
+		{Name: "expected_latency"},
 		{Name: "headers"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
@@ -123,5 +124,6 @@ var thresholdsSchema = &hcl.BodySchema{
 		{Name: "p99"},
 		{Name: "p999"},
 		{Name: "abort"},
+		{Name: "allow_all_failed"},
 	},
 }

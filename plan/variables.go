@@ -19,7 +19,7 @@ const sensitiveMark = "sensitive"
 const envVarPrefix = "TRESSI_VAR_"
 
 // decodeVariables decodes the variable blocks, resolves their values with
-// Terraform's precedence (default < TRESSI_VAR_name < -var-file and -var in
+// Terraform's precedence (default < TRESSI_VAR_name < --var-file and --var in
 // command-line order) and builds the var.* object every expression sees.
 func (l *loader) decodeVariables(bs []*hcl.Block) []*Variable {
 	var vars []*Variable
@@ -45,7 +45,7 @@ func (l *loader) decodeVariables(bs []*hcl.Block) []*Variable {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "No value for required variable",
-				Detail: fmt.Sprintf("Variable %q has no default and was not set. Set it with -var '%s=...', a -var-file, or the environment variable %s%s, or give it a default.",
+				Detail: fmt.Sprintf("Variable %q has no default and was not set. Set it with --var '%s=...', a --var-file, or the environment variable %s%s, or give it a default.",
 					v.Name, v.Name, envVarPrefix, v.Name),
 				Subject: v.DeclRange.Ptr(),
 			})
@@ -120,7 +120,7 @@ func (v *Variable) mark(val cty.Value) cty.Value {
 	return val
 }
 
-// assignVariables applies the environment, then -var-file and -var in order.
+// assignVariables applies the environment, then --var-file and --var in order.
 func (l *loader) assignVariables() {
 	for _, kv := range l.opts.Env {
 		key, raw, ok := strings.Cut(kv, "=")
@@ -141,8 +141,8 @@ func (l *loader) assignVariables() {
 		if !ok || name == "" {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Invalid -var option",
-				Detail:   fmt.Sprintf("The -var option %q is not of the form name=value; write for example -var 'base_url=http://localhost:8080'.", arg.Value),
+				Summary:  "Invalid --var option",
+				Detail:   fmt.Sprintf("The --var option %q is not of the form name=value; write for example --var 'base_url=http://localhost:8080'.", arg.Value),
 			})
 			continue
 		}
@@ -151,7 +151,7 @@ func (l *loader) assignVariables() {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Value for undeclared variable",
-				Detail:   fmt.Sprintf("-var sets %q, but the plan declares no such variable%s. Declare it with a `variable %q {}` block, or fix the name.", name, available("declared", mapKeys(l.variables)), name),
+				Detail:   fmt.Sprintf("--var sets %q, but the plan declares no such variable%s. Declare it with a `variable %q {}` block, or fix the name.", name, available("declared", mapKeys(l.variables)), name),
 			})
 			continue
 		}
@@ -159,7 +159,7 @@ func (l *loader) assignVariables() {
 	}
 }
 
-// setFromText assigns a value given as text (-var or the environment). As in
+// setFromText assigns a value given as text (--var or the environment). As in
 // Terraform, a string-typed (or untyped) variable takes the text as it is;
 // other types parse it as an HCL expression in a pseudo-file named after the
 // variable, so a mistake still gets a range.
@@ -184,40 +184,91 @@ func (l *loader) setFromText(v *Variable, raw string) {
 	}
 	l.parser.AddFile(filename, &hcl.File{Bytes: shown})
 	if diags.HasErrors() {
-		l.diags = append(l.diags, diags...)
+		l.diags = append(l.diags, notALiteral(v, raw, diags)...)
 		return
 	}
 	val, valDiags := e.Value(nil)
 	if valDiags.HasErrors() {
-		l.diags = append(l.diags, valDiags...)
+		// A bare word such as `fast` parses as a reference; saying that
+		// "variables are not allowed" would not tell the user the value is
+		// simply not a number.
+		l.diags = append(l.diags, notALiteral(v, raw, valDiags)...)
 		return
 	}
 	l.assign(v, val, e.Range())
+}
+
+// notALiteral explains text given for a typed variable that is not an HCL
+// literal of its type: the text taken as a string fails to convert, so the
+// diagnostic says what was required (as assign does), over the whole text.
+// Text that would convert as a string (never for number, bool or
+// collections) keeps HCL's own diagnostics.
+func notALiteral(v *Variable, raw string, diags hcl.Diagnostics) hcl.Diagnostics {
+	_, err := convert.Convert(cty.StringVal(raw), v.Type)
+	if err == nil {
+		return diags
+	}
+	return hcl.Diagnostics{invalidValue(v, err, textRange(v, raw))}
+}
+
+// textRange covers all of raw in the pseudo-file of v's text value.
+func textRange(v *Variable, raw string) hcl.Range {
+	end := hcl.Pos{Line: 1, Column: 1, Byte: 0}
+	for _, r := range raw {
+		end.Byte += len(string(r))
+		end.Column++
+		if r == '\n' {
+			end.Line++
+			end.Column = 1
+		}
+	}
+	return hcl.Range{Filename: fmt.Sprintf("<value for var.%s>", v.Name), Start: hcl.InitialPos, End: end}
+}
+
+// invalidValue is the one wording of a value that does not fit v's type:
+// "Invalid value for variable rate: a number is required", and an example.
+func invalidValue(v *Variable, err error, rng hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid value for variable",
+		Detail: fmt.Sprintf("Invalid value for variable %s: %s. Variable %q is of type %s; give it as an HCL literal, for example %s.",
+			v.Name, err, v.Name, v.Type.FriendlyName(), exampleValue(v)),
+		Subject: rng.Ptr(),
+	}
+}
+
+// exampleValue shows a --var of v's type.
+func exampleValue(v *Variable) string {
+	switch {
+	case v.Type == cty.Number:
+		return "--var " + v.Name + "=50"
+	case v.Type == cty.Bool:
+		return "--var " + v.Name + "=true"
+	case v.Type.IsListType() || v.Type.IsSetType() || v.Type.IsTupleType():
+		return "--var '" + v.Name + "=[...]'"
+	default:
+		return "--var '" + v.Name + "={...}'"
+	}
 }
 
 // assign converts val to v's type, reporting a mismatch at rng.
 func (l *loader) assign(v *Variable, val cty.Value, rng hcl.Range) {
 	conv, err := convert.Convert(val, v.Type)
 	if err != nil {
-		l.diags = append(l.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid value for variable",
-			Detail:   fmt.Sprintf("Variable %q is of type %s: %s.", v.Name, v.Type.FriendlyName(), err),
-			Subject:  rng.Ptr(),
-		})
+		l.diags = append(l.diags, invalidValue(v, err, rng))
 		return
 	}
 	v.Value = conv
 }
 
-// setFromFile applies a -var-file: HCL (or JSON) attributes name = value.
+// setFromFile applies a --var-file: HCL (or JSON) attributes name = value.
 func (l *loader) setFromFile(name string) {
 	src, err := l.src.ReadFile(name)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Cannot read variables file",
-			Detail:   fmt.Sprintf("-var-file %s: %v. Check the path; it is relative to the working directory.", name, err),
+			Detail:   fmt.Sprintf("--var-file %s: %v. Check the path; it is relative to the working directory.", name, err),
 		})
 		return
 	}

@@ -21,6 +21,10 @@ variable "l" {
   type    = list(string)
   default = []
 }
+variable "b" {
+  type    = bool
+  default = false
+}
 target "api" { url = "http://x" }
 endpoint "e" {}
 load {
@@ -62,8 +66,10 @@ func TestVariablePrecedence(t *testing.T) {
 		{name: "list from -var", vars: []VarArg{v(`l=["x"]`)}, s: "default", n: 1, l: 1},
 		{name: "value with equals", vars: []VarArg{v("s=a=b")}, s: "a=b", n: 1},
 		{name: "undeclared -var", vars: []VarArg{v("nope=1")}, err: "Value for undeclared variable"},
-		{name: "missing equals", vars: []VarArg{v("s")}, err: "Invalid -var option"},
-		{name: "bad number", vars: []VarArg{v("n=abc")}, err: "Variables not allowed"},
+		{name: "missing equals", vars: []VarArg{v("s")}, err: "Invalid --var option"},
+		{name: "bad number", vars: []VarArg{v("n=abc")}, err: "Invalid value for variable n: a number is required"},
+		{name: "bad bool", vars: []VarArg{v("b=maybe")}, err: "Invalid value for variable b: a bool is required"},
+		{name: "bad number expression", vars: []VarArg{v("n=1 +")}, err: "Invalid value for variable n: a number is required"},
 		{name: "wrong type", vars: []VarArg{v(`n="x"`)}, err: "Invalid value for variable"},
 		{name: "missing file", vars: []VarArg{f("gone.tfvars")}, err: "Cannot read variables file"},
 		{name: "undeclared in file warns", vars: []VarArg{f("unknown.tfvars")}, s: "default", n: 1, warn: "Value for undeclared variable"},

@@ -18,14 +18,17 @@ var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlFiles,
 
 // chartData is what the page's script draws; the tables are rendered here.
 type chartData struct {
-	Series   []Second         `json:"series"`
-	CDF      []CDFPoint       `json:"cdf"`
-	Status   map[string]int64 `json:"status"`
-	Baseline *chartData       `json:"baseline,omitempty"`
+	Series []Second         `json:"series"`
+	CDF    []CDFPoint       `json:"cdf"`
+	Status map[string]int64 `json:"status"`
+	// Unexpected is the part of Status the endpoints did not expect: the
+	// bars drawn as failures (a 404 the plan expects is drawn as ok).
+	Unexpected map[string]int64 `json:"unexpected"`
+	Baseline   *chartData       `json:"baseline,omitempty"`
 }
 
 func newChartData(s *Summary) *chartData {
-	return &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status}
+	return &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status, Unexpected: s.UnexpectedStatus}
 }
 
 // WriteHTML writes one self-contained page: the report's tables plus SVG

@@ -165,6 +165,9 @@ func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
 	s.Samples, sw = readSamples(inputs)
 	s.Warnings = append(append([]string{}, warnings...), sw...)
 	s.Thresholds = EvaluateThresholds(th, &s)
+	if r, failed := allFailed(th, &s); failed {
+		s.Thresholds = append(s.Thresholds, r)
+	}
 	return &s, nil
 }
 

@@ -27,7 +27,7 @@ type ScenarioSummary struct {
 
 // session is what the pass keeps of one session until the end: 32 bytes of
 // value and an 8-byte key, so with the map's spare capacity up to about 100
-// bytes per session (measured: 500k sessions added 54 MB to the peak). Sessions are finalised only after the last row, because
+// bytes per session. Sessions are finalised only after the last row, because
 // nothing in a row says it is its session's last (repeats, and sessions that
 // stop early), and rows of one session may come in different batches.
 type session struct {

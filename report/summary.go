@@ -47,6 +47,11 @@ type Summary struct {
 	Samples    []Sample    `json:"samples"`
 	Shards     []ShardInfo `json:"shards"`
 	Warnings   []string    `json:"warnings"`
+	Precision  Precision   `json:"precision"`
+	// UnexpectedStatus counts, by status, the responses whose endpoint does
+	// not expect that status (its expect list, or 200–399), and "0" for no
+	// response: a 404 an endpoint expects is not in it.
+	UnexpectedStatus map[string]int64 `json:"unexpected_status"`
 	// Partial is set when the inputs hold less than the run: slots of the
 	// schedule without a row (MissingSlots), or a run directory whose
 	// meta.json says the run never finished. The figures then cover only
@@ -287,19 +292,21 @@ func grow(s []int64, n int) []int64 {
 // summary turns the counters into the report's numbers.
 func (t *tally) summary() Summary {
 	s := Summary{
-		Sent:       t.sent,
-		Completed:  t.completed,
-		BytesOut:   t.bytesOut,
-		BytesIn:    t.bytesIn,
-		Latency:    t.latency.percentiles(),
-		Service:    t.service.percentiles(),
-		SendLag:    t.sendLag.percentiles(),
-		LatencyCDF: t.latency.cdf(),
-		Status:     map[string]int64{},
-		ErrorKinds: maps.Clone(t.errorKinds),
-		Series:     t.series.seconds(),
-		Endpoints:  []EndpointSummary{},
-		Scenarios:  t.sessions.summaries(),
+		Precision:        reportPrecision,
+		Sent:             t.sent,
+		Completed:        t.completed,
+		BytesOut:         t.bytesOut,
+		BytesIn:          t.bytesIn,
+		Latency:          t.latency.percentiles(),
+		Service:          t.service.percentiles(),
+		SendLag:          t.sendLag.percentiles(),
+		LatencyCDF:       t.latency.cdf(),
+		Status:           map[string]int64{},
+		UnexpectedStatus: map[string]int64{},
+		ErrorKinds:       maps.Clone(t.errorKinds),
+		Series:           t.series.seconds(),
+		Endpoints:        []EndpointSummary{},
+		Scenarios:        t.sessions.summaries(),
 	}
 	slices.SortFunc(t.endpoints, func(a, b *endpointTally) int {
 		if a.name < b.name {
@@ -317,6 +324,9 @@ func (t *tally) summary() Summary {
 		}
 		for k, n := range es.Status {
 			s.Status[k] += n
+			if st, _ := strconv.Atoi(k); st == 0 || !e.expects(uint16(st)) {
+				s.UnexpectedStatus[k] += n
+			}
 		}
 		s.Requests += es.Requests
 		s.OK += es.OK

@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// section is one titled table of a report. Text, Markdown and XLSX lay out
-// the same sections, so the three forms never disagree about content.
+// section is one titled table of a report. Text, Markdown and HTML lay out
+// the same sections(), so the three forms never disagree about content.
+// XLSX writes its own sheets (xlsx.go): the contract names them, and their
+// cells are numbers rather than formatted text.
 type section struct {
 	Title  string
 	Header []string
@@ -35,6 +37,9 @@ func (r *Report) sections() []section {
 	var out []section
 	if b := r.banner(); b != nil {
 		out = append(out, *b)
+	}
+	if s.AllRequestsFailed() {
+		out = append(out, allFailedSection(s))
 	}
 	out = append(out, r.overview(), latencySection(s))
 	if r.Baseline != nil {
@@ -100,11 +105,12 @@ func latencySection(s *Summary) section {
 	}{{"corrected", s.Latency}, {"service", s.Service}} {
 		row := []string{l.name}
 		for _, f := range percentileFields(l.p) {
-			row = append(row, millis(f.Value))
+			row = append(row, sampled(l.p, f.Value))
 		}
 		sec.Rows = append(sec.Rows, row)
 	}
-	sec.Notes = []string{"corrected latency runs from each request's due instant (no coordinated omission); service latency from when it was sent"}
+	sec.Notes = []string{"corrected latency runs from each request's due instant (no coordinated omission); service latency from when it was sent",
+		precisionNote}
 	return sec
 }
 
@@ -117,7 +123,7 @@ func (r *Report) comparison() section {
 	)
 	bf := percentileFields(base.Latency)
 	for i, f := range percentileFields(cur.Latency) {
-		sec.Rows = append(sec.Rows, []string{"latency " + f.Name + " (ms)", millis(f.Value), millis(bf[i].Value), changeText(d.Latency[f.Name], "%+.3f")})
+		sec.Rows = append(sec.Rows, []string{"latency " + f.Name + " (ms)", sampled(cur.Latency, f.Value), sampled(base.Latency, bf[i].Value), changeText(d.Latency[f.Name], "%+.3f")})
 	}
 	for _, sc := range cur.Scenarios {
 		changes, ok := d.Scenarios[sc.Name]
@@ -169,8 +175,9 @@ func endpointRow(e EndpointSummary) []string {
 	for _, c := range sortedStatus(e.Status) {
 		st = append(st, fmt.Sprintf("%d×%d", c.Status, c.Count))
 	}
+	l := e.Latency
 	return []string{e.Name, count(e.Requests), count(e.OK), count(e.Errors),
-		millis(e.Latency.P50), millis(e.Latency.P90), millis(e.Latency.P99), millis(e.Latency.Max), strings.Join(st, " ")}
+		sampled(l, l.P50), sampled(l, l.P90), sampled(l, l.P99), sampled(l, l.Max), strings.Join(st, " ")}
 }
 
 // endpointGroup is the endpoints of one scenario, or ("") those of none.
@@ -221,7 +228,7 @@ func scenarioSection(s *Summary) section {
 		p := sc.Session
 		sec.Rows = append(sec.Rows, []string{sc.Name, count(sc.Sessions), count(sc.Completed), count(sc.Failed),
 			fmt.Sprintf("%.2f", sc.RequestsPerSession),
-			millis(p.Min), millis(p.Mean), millis(p.P50), millis(p.P90), millis(p.P95), millis(p.P99), millis(p.Max)})
+			sampled(p, p.Min), sampled(p, p.Mean), sampled(p, p.P50), sampled(p, p.P90), sampled(p, p.P95), sampled(p, p.P99), sampled(p, p.Max)})
 	}
 	sec.Notes = []string{"a session is the rows of one slot; it completed when every request was ok",
 		"session durations run from the first due instant to the last response, failed sessions included"}
@@ -257,6 +264,8 @@ func thresholdSection(s *Summary) section {
 		}
 		actual, limit := fmt.Sprintf("%g", t.Actual), fmt.Sprintf("%g", t.Limit)
 		switch {
+		case t.Unit == "ms" && t.Detail != "":
+			actual, limit = t.Detail, millis(t.Limit)+" ms"
 		case t.Unit == "ms":
 			actual, limit = millis(t.Actual)+" ms", millis(t.Limit)+" ms"
 		case t.Name == "status_codes":
@@ -264,6 +273,8 @@ func thresholdSection(s *Summary) section {
 			if t.Detail == "" {
 				actual = "none"
 			}
+		case t.Name == AllFailedName:
+			actual, limit = "0 ok of "+count(int64(t.Actual)), "at least 1 ok"
 		case t.Name == "error_rate":
 			actual, limit = percent(t.Actual), percent(t.Limit)
 		}
@@ -306,6 +317,18 @@ func count(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// noSample stands for a statistic of a distribution with no value in it: a
+// 0 there would read as a fast response.
+const noSample = "–"
+
+// sampled shows v, a statistic of p, or noSample when p is empty.
+func sampled(p Percentiles, v float64) string {
+	if p.Count == 0 {
+		return noSample
+	}
+	return millis(v)
 }
 
 // millis shows a latency with about three significant digits.

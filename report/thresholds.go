@@ -52,7 +52,12 @@ func EvaluateThresholds(th *plan.Thresholds, s *Summary) []ThresholdResult {
 	} {
 		if l.limit > 0 {
 			limit := float64(l.limit) / 1e6
-			out = append(out, ThresholdResult{Name: l.name, OK: l.got <= limit, Actual: l.got, Limit: limit, Unit: "ms"})
+			r := ThresholdResult{Name: l.name, OK: l.got <= limit, Actual: l.got, Limit: limit, Unit: "ms"}
+			if s.Latency.Count == 0 {
+				// No latency to judge is no evidence the limit held.
+				r.OK, r.Detail = false, "no response"
+			}
+			out = append(out, r)
 		}
 	}
 	return out

@@ -26,6 +26,7 @@ const (
 func (r *Report) WriteXLSX(w io.Writer) error {
 	f := excelize.NewFile()
 	defer f.Close()
+	useDatedZip(f, zipDate(r.Run.StartUnixNs))
 	sheets := []struct {
 		name string
 		rows [][]any
@@ -54,6 +55,9 @@ func (r *Report) WriteXLSX(w io.Writer) error {
 			if err := f.SetSheetRow(sh.name, cell, &row); err != nil {
 				return fmt.Errorf("xlsx sheet %s: %w", sh.name, err)
 			}
+		}
+		if err := f.SetSheetDimension(sh.name, sheetDimension(sh.rows)); err != nil {
+			return err
 		}
 		if err := f.SetColWidth(sh.name, "A", "A", 28); err != nil {
 			return err
@@ -97,6 +101,7 @@ func (r *Report) globalRows() [][]any {
 	add("error_rate", s.ErrorRate, b.ErrorRate, &d.ErrorRate)
 	add("duration_s", s.DurationS, b.DurationS, nil)
 	add("throughput_rps", s.ThroughputRPS, b.ThroughputRPS, &d.ThroughputRPS)
+	add("quantile_relative_error", s.Precision.QuantileRelativeError, b.Precision.QuantileRelativeError, nil)
 	add("not_sent", float64(s.NotSent), float64(b.NotSent), nil)
 	add("interrupted", float64(s.Interrupted), float64(b.Interrupted), nil)
 	bl, bs := percentileFields(b.Latency), percentileFields(b.Service)
@@ -116,7 +121,11 @@ func (r *Report) endpointRows() [][]any {
 	for _, e := range r.Endpoints {
 		row := []any{e.Name, e.Requests, e.OK, e.Errors, share(e.Errors, e.Requests)}
 		for _, f := range percentileFields(e.Latency) {
-			row = append(row, f.Value)
+			if e.Latency.Count == 0 {
+				row = append(row, noSample) // no response: 0 would read as fast
+			} else {
+				row = append(row, f.Value)
+			}
 		}
 		rows = append(rows, row)
 	}

@@ -2,12 +2,26 @@
 # compiles to with `tressi plan`, and run it with `tressi apply`.
 # Durations are Go-style strings: "250ms", "5s", "1m30s".
 
-# Variables can be set with -var base_url=..., a -var-file, or the environment
+# Variables can be set with --var base_url=..., a --var-file, or the environment
 # variable TRESSI_VAR_base_url. Try it against `tressi target`, tressi's
 # built-in test server.
 variable "base_url" {
   type    = string
   default = "http://127.0.0.1:8080"
+}
+
+# The load, small enough that a first run takes five seconds. Scale it up
+# from the command line, without editing this file:
+#   tressi apply --var rate=500 --var duration=1m
+variable "rate" {
+  type        = number
+  default     = 20
+  description = "requests per second at full load"
+}
+variable "duration" {
+  type        = string
+  default     = "4s"
+  description = "how long the full load holds, after a 1s ramp"
 }
 
 # A server to send requests to. Its URL's path prefixes every request path.
@@ -50,13 +64,13 @@ load {
   arrival   = "uniform"  # or "poisson" (seeded)
   seed      = 1          # same plan + same seed = the same schedule
   stage {
-    duration = "10s"
-    rate     = 5  # requests per second at the start of the stage...
-    to       = 50 # ...ramping linearly to this at its end
+    duration = "1s"
+    rate     = 1        # requests per second at the start of the stage...
+    to       = var.rate # ...ramping linearly to this at its end
   }
   stage {
-    duration = "20s"
-    rate     = 50
+    duration = var.duration
+    rate     = var.rate
   }
 }
 

@@ -4,8 +4,8 @@
 # publish_count messages publish_interval ms apart. Parameters come from
 # -var, with Tinode's defaults scaled down:
 #
-#   tressi apply examples/tinode -var num_sessions=100 -var ramp=10
-#   tressi apply examples/tinode -var base_url=http://tinode:6060 -var publish_count=2 -var publish_interval=300
+#   tressi apply examples/tinode --var num_sessions=100 --var ramp=10
+#   tressi apply examples/tinode --var base_url=http://tinode:6060 --var publish_count=2 --var publish_interval=300
 #
 # Against the built-in target, /me stands in for the subscriptions and
 # /echo for the topic that receives messages.

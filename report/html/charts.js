@@ -130,8 +130,8 @@
     if (data.baseline) Object.keys(data.baseline.status || {}).forEach(function (k) { codes[k] = true; });
     var keys = Object.keys(codes).sort(function (a, b) { return a - b; });
     if (keys.length === 0) { empty(svg, "no requests"); return; }
-    var sets = [{ name: "this run", status: data.status, color: COLORS[0] }];
-    if (data.baseline) sets.push({ name: "baseline", status: data.baseline.status, color: "#9aa3ad" });
+    var sets = [{ name: "this run", status: data.status, unexpected: data.unexpected, color: COLORS[0] }];
+    if (data.baseline) sets.push({ name: "baseline", status: data.baseline.status, unexpected: data.baseline.unexpected, color: "#9aa3ad" });
     var ymax = 0;
     sets.forEach(function (s) { keys.forEach(function (k) { ymax = Math.max(ymax, s.status[k] || 0); }); });
     var yt = niceTicks(ymax, 5), ytop = yt[yt.length - 1];
@@ -146,8 +146,12 @@
       var x0 = M.l + slot * i + (slot - bw * sets.length) / 2;
       sets.forEach(function (s, j) {
         var v = s.status[k] || 0;
-        var color = k === "0" || Number(k) >= 400 ? (j ? "#e0a59a" : COLORS[1]) : s.color;
-        var r = el("rect", { x: x0 + j * bw, y: sy(v), width: bw - 2, height: sy(0) - sy(v), fill: color, "data-status": k }, svg);
+        // A status is a failure when an endpoint did not expect it (the
+        // plan's expect blocks); older reports without that fall back to
+        // "no response or 4xx/5xx".
+        var failed = s.unexpected ? (s.unexpected[k] || 0) > 0 : k === "0" || Number(k) >= 400;
+        var color = failed ? (j ? "#e0a59a" : COLORS[1]) : s.color;
+        var r = el("rect", { x: x0 + j * bw, y: sy(v), width: bw - 2, height: sy(0) - sy(v), fill: color, "data-status": k, "data-ok": String(!failed) }, svg);
         el("title", {}, r).textContent = s.name + " " + k + ": " + v;
       });
       text(svg, M.l + slot * (i + 0.5), H - M.b + 16, k === "0" ? "none" : k, "middle");

@@ -1,0 +1,20 @@
+// apache-arrow JS reads tressi's zstd-compressed files once a zstd codec is
+// registered (it ships none): npm i apache-arrow fzstd
+import { readFileSync } from "node:fs";
+import { tableFromIPC, compressionRegistry, CompressionType } from "apache-arrow";
+import { decompress } from "fzstd";
+
+compressionRegistry.set(CompressionType.ZSTD, { decode: (data) => decompress(data).slice() });
+
+const table = tableFromIPC(readFileSync(process.argv[2] ?? "results.arrow"));
+const latency = table.getChild("latency_ns"); // int64: BigInt values, -1 when no response
+let sum = 0n;
+for (const v of latency) if (v >= 0n) sum += v;
+const perEndpoint = {};
+for (const name of table.getChild("endpoint")) perEndpoint[name] = (perEndpoint[name] ?? 0) + 1;
+console.log(JSON.stringify({
+  rows: table.numRows,
+  latency_sum_ns: sum.toString(),
+  endpoints: perEndpoint,
+  plan: table.schema.metadata.get("tressi.plan_name"),
+}));

@@ -1,0 +1,16 @@
+// DuckDB without any extension: export the rows as CSV first
+//   tressi report RUN_DIR --format csv -o rows.csv
+// then query them: npm i @duckdb/node-api
+import { DuckDBInstance } from "@duckdb/node-api";
+
+const file = process.argv[2] ?? "rows.csv";
+const con = await (await DuckDBInstance.create(":memory:")).connect();
+const rows = (await con.runAndReadAll(`
+  SELECT endpoint, count(*) AS n,
+         sum(latency_ns) FILTER (WHERE latency_ns >= 0) AS latency_sum_ns
+  FROM read_csv('${file}') GROUP BY ALL ORDER BY endpoint`)).getRowObjectsJson();
+console.log(JSON.stringify({
+  rows: rows.reduce((a, r) => a + Number(r.n), 0),
+  latency_sum_ns: rows.reduce((a, r) => a + BigInt(r.latency_sum_ns ?? 0), 0n).toString(),
+  endpoints: Object.fromEntries(rows.map((r) => [r.endpoint, Number(r.n)])),
+}));
