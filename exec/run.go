@@ -142,6 +142,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
+	overrun := ex.watchScheduleEnd()
 	ex.cl = newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
 	defer ex.cl.close()
 	reqs, names, err := prepareRequests(s, ex.cl)
@@ -238,7 +239,6 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
 
-	overrun := ex.watchScheduleEnd()
 	finished := make(chan struct{})
 	go func() { ex.wait(); close(finished) }()
 	select {
