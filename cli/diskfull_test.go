@@ -67,13 +67,12 @@ func TestDiskFullMidRun(t *testing.T) {
 		code, stdout, stderr := run(t, nil, "apply", plan, "--out", out, "--quiet")
 		done <- result{code, stdout, stderr}
 	}()
-	// Wait for the first batch of rows (the file starts with its schema).
-	var first int64
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if st, err := os.Stat(filepath.Join(out, exec.ResultsFile)); err == nil && st.Size() > 0 {
-			if first == 0 {
-				first = st.Size()
-			} else if st.Size() > first {
+	// Wait for the first rows (the file starts with its schema and an
+	// empty batch, so its size alone says nothing).
+	results := filepath.Join(out, exec.ResultsFile)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(results); err == nil {
+			if rows, _ := countRows(t, results); rows > 0 {
 				break
 			}
 		}
@@ -100,7 +99,7 @@ func TestDiskFullMidRun(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &meta) != nil {
 		t.Errorf("meta.json is not whole after the disk filled up (%d bytes, %v): %q", len(data), err, data)
 	}
-	rows, _ := countRows(t, filepath.Join(out, exec.ResultsFile))
+	rows, _ := countRows(t, results)
 	if rows == 0 {
 		t.Error("no rows readable")
 	}
