@@ -163,6 +163,21 @@ tressi_open() {
   tressi_p99
 }
 
+# tressi_scenario RATE SECS: the scenario plan (log in, 10 × /me) at RATE
+# requests per second.
+tressi_scenario() {
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/scenario.hcl" --quiet --out "$RUN/tressi" \
+    -var "base_url=$TARGET_URL" -var "rate=$1" -var "duration=$2s" -var "connections=${OPEN_CONNS:-50}"
+  tressi_p99
+}
+
+# tressi_bigbody ENGINE SECS: 60 MiB bodies at $BIG_RATE req/s on ENGINE.
+tressi_bigbody() {
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/bigbody.hcl" --quiet --out "$RUN/tressi" \
+    --engine "$1" -var "base_url=$TARGET_URL" -var "rate=${BIG_RATE:-20}" -var "duration=$2s"
+  tressi_p99
+}
+
 # tressi_p99 reads the corrected p99 from the run's report.
 tressi_p99() {
   if "$BIN/tressi" report "$(tressi_run_dir)" --format json >"$RUN/tressi.json" 2>"$RUN/tressi.report.err"; then
@@ -186,3 +201,10 @@ median() {
     if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]
     else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# The tressi-only comparisons of bench/run (e) and (f) name their rows by
+# plan and engine: run_tool TOOL MODEL maps them here.
+plain_open() { tressi_open "$@"; }
+scenario_scenario() { tressi_scenario "$@"; }
+loop_bigbody() { tressi_bigbody loop "$2"; }
+fasthttp_bigbody() { tressi_bigbody fasthttp "$2"; }

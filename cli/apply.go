@@ -46,7 +46,9 @@ func newApply(e *env) *cobra.Command {
 			"results.arrow (one row per request), samples.arrow, plan.tplan and meta.json.\n" +
 			"The first Ctrl-C stops starting requests and keeps the results (exit 130); a second\n" +
 			"exits at once. Exit 2 when a threshold failed or ended the run early, or when not one\n" +
-			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).",
+			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).\n" +
+			"A plan whose load has a search block runs its probes instead, into one run directory\n" +
+			"(search.json + probe-NN/), and prints max_rate; exit 2 when no probe passed.",
 		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
 			"  tressi apply run.tplan -o runs/today -q\n" +
 			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
@@ -67,6 +69,11 @@ func newApply(e *env) *cobra.Command {
 				if opt.StartAt, err = time.Parse(time.RFC3339Nano, startAt); err != nil {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
+			}
+			if p, files, diags := searchPlanAt(e, planPath(args), &f); p != nil {
+				opt.OutDir = out
+				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
+				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet})
 			}
 			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f, !quiet && !f.json)
 			if err != nil {
@@ -314,22 +321,17 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
-		var re *exec.RecordError
-		recording := errors.As(err, &re)
-		err = fmt.Errorf("%s", s.Secrets.String(err.Error())) // a dial error names the host
-		if o == nil && !recording {
-			return withCode(ExitInvalid, err)
-		}
-		return withCode(ExitInternal, err)
+		code := runErrorCode(err)                                              // a RecordError (disk full) is an internal error, at any time
+		return withCode(code, fmt.Errorf("%s", s.Secrets.String(err.Error()))) // a dial error names the host
 	}
 	th := &s.Thresholds
-	if out.quiet && !out.json && !report.HasThresholds(th) {
+	if out.quiet && !out.json && !th.Any() {
 		// Nothing to print and no threshold to judge: reading the results
 		// back would only cost time (a second per five million rows).
 		if o.Interrupted {
 			return withCode(ExitInterrupted, nil)
 		}
-		if report.AllFailedOutcome(th, o.Requests, o.OK) {
+		if !o.Passed() { // all_failed, every run's check
 			return withCode(ExitThresholds, nil)
 		}
 		return nil
@@ -346,13 +348,27 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	if err != nil {
 		return withCode(ExitInternal, err)
 	}
+	// The exit code comes from the run's one verdict (exec's, which
+	// meta.json holds too), not from a second evaluation.
 	switch {
 	case o.Interrupted:
 		return withCode(ExitInterrupted, nil)
-	case !rep.ThresholdsPassed():
+	case !o.Passed():
 		return withCode(ExitThresholds, nil)
 	}
 	return nil
+}
+
+// runErrorCode is the exit code of an error exec.Run returned: invalid
+// input when it says what the user gave was wrong; otherwise the engine
+// failed to start or the run could not be recorded, which nothing in the
+// plan or the flags can fix.
+func runErrorCode(err error) int {
+	var input *exec.InputError
+	if errors.As(err, &input) {
+		return ExitInvalid
+	}
+	return ExitInternal
 }
 
 // freeRunDir returns dir, or dir-2, dir-3, … when runs started within the
@@ -368,16 +384,18 @@ func freeRunDir(dir string) string {
 }
 
 // reportRun summarises the finished run with the same code as `tressi
-// report`, adding what only the live run knows: an early exit or an
-// interruption, which fail the run whatever the end-of-run numbers say.
-func reportRun(o *exec.Outcome, th *plan.Thresholds) (*report.Report, error) {
+// report`; its thresholds are the run's verdict (the outcome's), which
+// also says what only the live run knows: an early exit.
+func reportRun(o *exec.Outcome, th *results.Thresholds) (*report.Report, error) {
 	rep, err := report.Build([]string{o.Dir}, report.Options{Thresholds: th})
 	if err != nil {
 		return nil, fmt.Errorf("summarising the run in %s: %w", o.Dir, err)
 	}
-	if o.EarlyExit {
-		rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{
-			Name: "early_exit", OK: false, Detail: strings.Join(o.ThresholdFailures, "; ")})
+	rep.Thresholds = o.Thresholds
+	if o.Interrupted {
+		// The report's first lines say so (meta.json's exit_status);
+		// JSON readers find it here too.
+		rep.Warnings = append(rep.Warnings, "interrupted: requests in flight are recorded as interrupted, unstarted ones as not_sent")
 	}
 	return rep, nil
 }

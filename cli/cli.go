@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of DESIGN.md.
+// Exit codes (docs/contracts.md, "Exit codes").
 const (
 	ExitOK          = 0
 	ExitInvalid     = 1   // invalid input: plan, flags, files

@@ -128,3 +128,84 @@ load {
 		}
 	}
 }
+
+// Scenario steps too: per-session data rows, captured values and the
+// steps' own headers and bodies reach the server alike from both engines.
+func TestEnginesSendTheSameScenarioRequests(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte("username,password\nalice,a1\nbob,\"b\"\"2\"\ncarol,c 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var seen []map[string]string
+	url, got := recordingServer(t)
+	for _, engine := range []string{exec.EngineLoop, exec.EngineFasthttp} {
+		src := fmt.Sprintf(`
+target "api" {
+  url         = "%s/v1"
+  connections = 4
+  headers     = { "X-Team" = "perf" }
+}
+data "users" {
+  csv = "users.csv"
+}
+scenario "journey" {
+  step "login" {
+    method  = "POST"
+    path    = "/login"
+    headers = { "X-Seq" = "${seq}-login", "Content-Type" = "application/json" }
+    body    = jsonencode({ user = row.username, password = row.password, id = uuid() })
+    capture = { word = regex("(o)k") }
+  }
+  step "me" {
+    path    = "/me?u=${row.username}&n=${random_int(1, 99)}"
+    headers = { "X-Seq" = "${seq}-me", Authorization = "Bearer ${captured.word}" }
+  }
+}
+load {
+  seed = 3
+  stage {
+    duration = "300ms"
+    rate     = 100
+  }
+}
+`, url)
+		if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := run(t, nil, "apply", plan, "--quiet", "--engine", engine, "--out", filepath.Join(t.TempDir(), engine))
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d\n%s\n%s", engine, code, out, errs)
+		}
+		reqs := got()
+		if len(reqs) != 60 {
+			t.Fatalf("%s: the server recorded %d requests, want 60", engine, len(reqs))
+		}
+		seen = append(seen, reqs)
+	}
+	for seq, loop := range seen[0] {
+		if !strings.Contains(loop, "Bearer o") && strings.HasSuffix(seq, "-me") {
+			t.Fatalf("seq %s went out without the captured value:\n%s", seq, loop)
+		}
+		if fast := seen[1][seq]; loop != fast {
+			t.Fatalf("seq %s differs:\n--- loop\n%s\n--- fasthttp\n%s", seq, loop, fast)
+		}
+	}
+}
+
+// Run's errors map to exit codes: what the user gave was wrong (1), or the
+// run itself failed, an engine that would not start included (3).
+func TestRunErrorCodes(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{&exec.InputError{Err: fmt.Errorf("unknown engine %q", "turbo")}, ExitInvalid},
+		{fmt.Errorf("wrapped: %w", &exec.InputError{Err: fmt.Errorf("bad")}), ExitInvalid},
+		{fmt.Errorf("starting the loop engine: epoll_create1: too many open files"), ExitInternal},
+	} {
+		if got := runErrorCode(tc.err); got != tc.want {
+			t.Errorf("%v: exit %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}

@@ -37,6 +37,9 @@ func newPlan(e *env) *cobra.Command {
 			if sniffInput(planPath(args)) == inputTPlan && out == "" {
 				return summariseTPlan(e, planPath(args), f.json)
 			}
+			if p, files, diags := searchPlanAt(e, planPath(args), &f); p != nil {
+				return planSearch(e, p, files, diags, &f, out)
+			}
 			p, s, files, diags := compilePlan(e, planPath(args), &f)
 			if s == nil {
 				writeDiagnostics(diagStream(e, f.json), files, diags, f.json)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
+	"github.com/tressi/tressi/results"
 )
 
 func init() { register(newReportCmd) }
@@ -60,6 +60,9 @@ func runReport(e *env, args []string, o reportOptions) error {
 	}
 	if format == report.XLSX && o.out == "" && isTerminal(e.stdout) {
 		return withCode(ExitInvalid, errors.New("xlsx is binary: pass -o FILE.xlsx, or redirect stdout to a file"))
+	}
+	if len(args) == 1 && len(o.baseline) == 0 && report.IsSearchRun(args[0]) {
+		return runSearchReport(e, args[0], format, o.out)
 	}
 	for _, path := range append(append([]string{}, args...), o.baseline...) {
 		if what := notResults(path); what != "" {
@@ -112,7 +115,7 @@ func isTerminal(w io.Writer) bool {
 // runThresholds reads the plan's thresholds from a run directory's
 // plan.tplan, so an offline report judges the run as apply did; nil when
 // there is none.
-func runThresholds(path string) *plan.Thresholds {
+func runThresholds(path string) *results.Thresholds {
 	fh, err := os.Open(filepath.Join(path, exec.PlanFile))
 	if err != nil {
 		return nil

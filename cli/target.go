@@ -30,8 +30,11 @@ func newTargetCmd(e *env) *cobra.Command {
 		Long: `Run the built-in test server until interrupted (SIGINT/SIGTERM).
 
 Routes: GET / ("ok"), /status/{code}, /delay/{ms}, /echo, POST /login -> {"token"},
-GET /me (Authorization: Bearer <token>), /bytes/{n}, and GET /__stats (request and
-connection counters as JSON). It prints "listening on http://HOST:PORT", so
+GET /me (Authorization: Bearer <token>), /bytes/{n}, /queue?service=500us (one FIFO
+queue with that service time per request: capacity 1/service), GET /__stats (request and
+connection counters as JSON), and two WebSocket endpoints: /ws/echo (echoes each
+message; {"delay_ms":N} comes back late, ?close_after=N closes) and /v0/channels,
+which speaks enough of Tinode's protocol for examples/tinode. It prints "listening on http://HOST:PORT", so
 --addr 127.0.0.1:0 picks a free port that scripts can read.`,
 		Example: "  tressi target\n" +
 			"  tressi target --addr 127.0.0.1:0",

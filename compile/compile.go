@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
 // Compile turns a validated plan into its schedule. It is pure: the same
@@ -18,20 +19,23 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Missing load block",
 			Detail: "A plan needs a load block saying how much traffic to start."}}
 	}
+	if p.Load.Search != nil {
+		return nil, searchPlanError(p)
+	}
 	ld := p.Load
 	s := &Schedule{
 		Name:       p.Name,
 		Seed:       ld.Seed,
 		Selection:  ld.Selection,
 		Think:      ld.Think,
-		Thresholds: plan.Thresholds{Abort: true},
+		Thresholds: results.Thresholds{Abort: true},
 		Secrets:    p.Secrets,
 	}
 	if s.Selection == "" {
 		s.Selection = plan.SelectWeighted
 	}
 	if p.Thresholds != nil {
-		s.Thresholds = *p.Thresholds
+		s.Thresholds = Thresholds(p.Thresholds)
 	}
 	for _, st := range ld.Stages {
 		s.Duration += st.Duration
@@ -157,8 +161,8 @@ func idleEntryWarnings(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 	}
 	ranges := entryRanges(p)
 	for i, n := range s.stats.perEntry {
-		if n > 0 {
-			continue
+		if n > 0 || s.Entries[i].Weight == 0 {
+			continue // weight 0: switched off on purpose
 		}
 		why := "its weight is too small for this schedule"
 		if s.Entries[i].MaxRate > 0 {
@@ -242,10 +246,28 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 				scope.columns = s.Data[di].Columns
 			}
 		}
-		for _, st := range sc.Steps {
+		var build func(st *plan.Step) Step
+		build = func(st *plan.Step) Step {
 			name := sc.Name + "." + st.Name
-			ri := addRequest(name, &st.Request, scope)
-			step := Step{Name: name, Request: ri, Repeat: st.Repeat, Think: st.Think}
+			ri := -1
+			if st.Kind == plan.StepHTTP || st.Kind.Rows() {
+				ri = addRequest(name, &st.Request, scope)
+			}
+			if ri >= 0 && len(s.Requests[ri].Expect) == 0 {
+				// What a connect and a close answer with is not an HTTP
+				// status: the upgrade's 101, the server's close code.
+				switch st.Kind {
+				case plan.StepConnect:
+					s.Requests[ri].Expect = []int{101}
+				case plan.StepClose:
+					code := ws1005
+					if st.WebSocket != nil && st.WebSocket.CloseCode != 0 {
+						code = st.WebSocket.CloseCode
+					}
+					s.Requests[ri].Expect = []int{code}
+				}
+			}
+			step := Step{Name: name, Request: ri, Repeat: st.Repeat, Think: st.Think, ThinkMax: st.ThinkMax, Kind: st.Kind}
 			if step.Repeat <= 0 {
 				step.Repeat = 1
 			}
@@ -253,10 +275,17 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 				step.Think = sc.Think
 			}
 			for _, c := range st.Captures {
-				step.Captures = append(step.Captures, Capture{Name: c.Name, Kind: c.Kind, Expr: c.Expr, Index: scope.captures[c.Name]})
+				step.Captures = append(step.Captures, Capture{Name: c.Name, Kind: CaptureKind(c.Kind), Expr: c.Expr, Index: scope.captures[c.Name]})
 			}
-			e.Steps = append(e.Steps, step)
+			var d hcl.Diagnostics
+			step.WebSocket, d = buildWebSocketStep(st, scope, &ids, build)
+			diags = append(diags, d...)
+			return step
 		}
+		for _, st := range sc.Steps {
+			e.Steps = append(e.Steps, build(st))
+		}
+		e.WebSocket = len(sc.Steps) > 0 && sc.Steps[0].Kind == plan.StepConnect
 		diags = append(diags, checkSession(sc, &e)...)
 		e.Connection = sc.Connection
 		if e.Connection == "" && len(e.Steps) > 0 && e.Steps[0].Request >= 0 {
@@ -267,17 +296,28 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 	return diags
 }
 
+// ws1005 is the close code recorded when the server's close frame has none
+// (RFC 6455 §7.1.5), which is its answer to a close sent without one.
+const ws1005 = 1005
+
 // captureSlots numbers a scenario's capture names in order of first
 // capture, so the executor keeps a session's captured values in a slice.
 func captureSlots(sc *plan.Scenario) map[string]int {
 	m := map[string]int{}
-	for _, st := range sc.Steps {
-		for _, c := range st.Captures {
-			if _, ok := m[c.Name]; !ok {
-				m[c.Name] = len(m)
+	var walk func(steps []*plan.Step)
+	walk = func(steps []*plan.Step) {
+		for _, st := range steps {
+			for _, c := range st.Captures {
+				if _, ok := m[c.Name]; !ok {
+					m[c.Name] = len(m)
+				}
+			}
+			if st.WebSocket != nil {
+				walk(st.WebSocket.Steps)
 			}
 		}
 	}
+	walk(sc.Steps)
 	return m
 }
 

@@ -102,18 +102,8 @@ func encodeHeader(s *Schedule) []byte {
 		c.str(e.Connection)
 		c.i64(int64(e.Think))
 		c.u64(uint64(len(e.Steps)))
-		for _, st := range e.Steps {
-			c.str(st.Name)
-			c.i64(int64(st.Request))
-			c.i64(int64(st.Repeat))
-			c.i64(int64(st.Think))
-			c.u64(uint64(len(st.Captures)))
-			for _, cp := range st.Captures {
-				c.str(cp.Name)
-				c.u64(uint64(cp.Kind))
-				c.str(cp.Expr)
-				c.i64(int64(cp.Index))
-			}
+		for i := range e.Steps {
+			c.step(&e.Steps[i])
 		}
 	}
 	c.u64(uint64(len(s.Data)))
@@ -167,4 +157,58 @@ func (sh *slotHasher) sum(count int64) string {
 	c.i64(count)
 	sh.h.Write(c.b)
 	return hex.EncodeToString(sh.h.Sum(nil))
+}
+
+// step encodes one step. What WebSocket steps add is encoded only when
+// present, so the hash of a plan without them is what it always was.
+func (c *canon) step(st *Step) {
+	c.str(st.Name)
+	c.i64(int64(st.Request))
+	c.i64(int64(st.Repeat))
+	c.i64(int64(st.Think))
+	c.u64(uint64(len(st.Captures)))
+	for _, cp := range st.Captures {
+		c.str(cp.Name)
+		c.u64(uint64(cp.Kind))
+		c.str(cp.Expr)
+		c.i64(int64(cp.Index))
+	}
+	if st.Kind == 0 && st.ThinkMax == 0 && st.WebSocket == nil {
+		return
+	}
+	c.str("websocket")
+	c.u64(uint64(st.Kind))
+	c.i64(int64(st.ThinkMax))
+	w := st.WebSocket
+	if w == nil {
+		c.bool(false)
+		return
+	}
+	c.bool(true)
+	c.u64(uint64(len(w.Subprotocols)))
+	for _, p := range w.Subprotocols {
+		c.str(p)
+	}
+	c.bool(w.Binary)
+	c.bool(w.Wait)
+	c.bool(w.Marked)
+	c.i64(int64(w.Hold))
+	c.i64(int64(w.CloseCode))
+	c.i64(int64(w.Items))
+	c.i64(int64(w.Max))
+	c.bool(w.Await != nil)
+	if a := w.Await; a != nil {
+		c.u64(uint64(len(a.JSON)))
+		for i := range a.JSON {
+			c.str(a.JSON[i].Path)
+			c.splice(&a.JSON[i].Value)
+		}
+		c.str(a.Regex)
+		c.i64(int64(a.Timeout))
+		c.str(a.Status)
+	}
+	c.u64(uint64(len(w.Steps)))
+	for i := range w.Steps {
+		c.step(&w.Steps[i])
+	}
 }

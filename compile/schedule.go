@@ -6,9 +6,11 @@
 package compile
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
 // Model is the load model of a schedule.
@@ -56,7 +58,7 @@ type Schedule struct {
 	Users []UserSpan
 	Think time.Duration
 
-	Thresholds plan.Thresholds
+	Thresholds results.Thresholds
 
 	// Hash is the hex sha256 over the canonical schedule: everything that
 	// decides what is sent and when, nothing else.
@@ -128,12 +130,14 @@ type UserSpan struct {
 
 // Target is a resolved target.
 type Target struct {
-	Name               string
-	Scheme             string // http or https
-	Addr               string // host:port to dial
-	Host               string // Host header
-	Connections        int
-	Connection         string // plan.ConnectionPool or plan.ConnectionSession
+	Name        string
+	Scheme      string // http or https
+	Addr        string // host:port to dial
+	Host        string // Host header
+	Connections int
+	Connection  string // ConnectionPool or ConnectionSession
+	// SourceAddresses are local IPs connections are spread over; empty: any.
+	SourceAddresses    []string `json:",omitempty"`
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool
@@ -150,21 +154,29 @@ type Entry struct {
 	Data       int    // index into Schedule.Data feeding row.*, -1 for none
 	Connection string // effective connection mode of its sessions
 	Think      time.Duration
+	// WebSocket: the scenario is a WebSocket session (its first step connects).
+	WebSocket bool `json:",omitempty"`
 }
 
-// Step is one request of an entry, maybe repeated, with what it captures.
+// Step is one request of an entry, maybe repeated, with what it captures,
+// or one WebSocket step (Kind other than plan.StepHTTP).
 type Step struct {
 	Name     string // result endpoint name: the endpoint's, or "scenario.step"
 	Request  int    // index into Schedule.Requests
 	Repeat   int
 	Think    time.Duration
 	Captures []Capture
+	// ThinkMax > Think: each pause is uniform in [Think, ThinkMax], drawn
+	// from (seed, slot, step, repeat); see Schedule.Pause.
+	ThinkMax  time.Duration  `json:",omitempty"`
+	Kind      plan.StepKind  `json:",omitempty"`
+	WebSocket *WebSocketStep `json:",omitempty"`
 }
 
 // Capture extracts a value from a response into the session's capture slot Index.
 type Capture struct {
 	Name  string
-	Kind  plan.CaptureKind
+	Kind  CaptureKind
 	Expr  string
 	Index int
 }
@@ -212,4 +224,45 @@ func (s *Schedule) Row(entry int, slot uint64) []string {
 		return d.Rows[mix(s.Seed, slot, 0x726f77)%n]
 	}
 	return d.Rows[slot%n]
+}
+
+// The connection policies of a target or a scenario's sessions.
+const (
+	ConnectionPool    = plan.ConnectionPool    // requests share the target's connections
+	ConnectionSession = plan.ConnectionSession // each session dials its own and closes it at its end
+)
+
+// CaptureKind says where a captured value comes from; the values are those
+// .tplan files hold.
+type CaptureKind uint8
+
+// Capture kinds.
+const (
+	CaptureJSON   = CaptureKind(plan.CaptureJSON)   // json("a.b[0].c") on the response body
+	CaptureHeader = CaptureKind(plan.CaptureHeader) // header("X-Token")
+	CaptureRegex  = CaptureKind(plan.CaptureRegex)  // regex("token=(\\w+)"): first group, or whole match
+)
+
+// CaptureSlots lists the session capture slots the request's holes read.
+func (rq *Request) CaptureSlots() []int {
+	var used []int
+	add := func(sp *Splice) {
+		for _, h := range sp.Holes {
+			if h.Kind == plan.HoleCaptured && h.Index >= 0 && !slices.Contains(used, h.Index) {
+				used = append(used, h.Index)
+			}
+		}
+	}
+	add(&rq.URI)
+	for i := range rq.Headers {
+		add(&rq.Headers[i].Value)
+	}
+	add(&rq.Body)
+	return used
+}
+
+// Thresholds is the plan's thresholds block as the results judge a run.
+func Thresholds(t *plan.Thresholds) results.Thresholds {
+	return results.Thresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
+		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Abort: t.Abort, AllowAllFailed: t.AllowAllFailed}
 }

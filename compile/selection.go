@@ -107,10 +107,13 @@ func (s *selector) pick(k uint64) int {
 func swrrCycle(weights []int) ([]uint16, error) {
 	g := 0
 	for _, w := range weights {
-		if w <= 0 {
-			return nil, fmt.Errorf("weight must be > 0 (got %d)", w)
+		if w < 0 {
+			return nil, fmt.Errorf("weight must be >= 0 (got %d)", w)
 		}
-		g = gcd(g, w)
+		g = gcd(g, w) // a weight of 0 (a scenario switched off) leaves g alone
+	}
+	if g == 0 {
+		return nil, fmt.Errorf("every weight is 0")
 	}
 	total := 0
 	ws := make([]int, len(weights))

@@ -64,6 +64,10 @@ type Values struct {
 	Slot     uint64
 	Row      []string
 	Captured [][]byte
+	// WebSocket sends: the frame's mark, and the for_each element and index.
+	Mark      []byte
+	Each      []byte
+	EachIndex int
 }
 
 // Static reports whether the splice has no holes.
@@ -101,6 +105,12 @@ func (h *Hole) append(dst []byte, v *Values) []byte {
 		}
 	case plan.HoleSeq:
 		return strconv.AppendUint(dst, v.Slot, 10)
+	case plan.HoleMark:
+		return append(dst, v.Mark...) // letters and digits: nothing to escape
+	case plan.HoleEachValue:
+		return h.appendText(dst, string(v.Each))
+	case plan.HoleEachIndex:
+		return strconv.AppendInt(dst, int64(v.EachIndex), 10)
 	case plan.HoleUUID:
 		return appendUUID(dst, mix(v.Seed, v.Slot, uint64(h.ID)), mix(v.Seed, v.Slot, uint64(h.ID)|1<<32))
 	case plan.HoleRandomInt:

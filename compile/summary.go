@@ -106,13 +106,7 @@ func Summarize(s *Schedule) Summary {
 }
 
 // requestsPerSession counts a scenario's requests, repeats included.
-func requestsPerSession(e *Entry) int {
-	n := 0
-	for _, st := range e.Steps {
-		n += st.Repeat
-	}
-	return n
-}
+func requestsPerSession(e *Entry) int { return int(SessionRows(e)) }
 
 func summarizeClosed(s *Schedule, bucket int64, sum *Summary) {
 	sel := s.sel

@@ -19,6 +19,7 @@ func resolveTarget(t *plan.Target) (Target, string, hcl.Diagnostics) {
 		Timeout:            t.Timeout,
 		ConnectTimeout:     t.ConnectTimeout,
 		InsecureSkipVerify: t.InsecureSkipVerify,
+		SourceAddresses:    t.SourceAddresses,
 	}
 	if out.Connections <= 0 {
 		out.Connections = plan.DefaultConnections
@@ -38,6 +39,14 @@ func resolveTarget(t *plan.Target) (Target, string, hcl.Diagnostics) {
 			"target "+quote(t.Name)+" needs a url such as \"http://127.0.0.1:8080\".")
 	}
 	out.Scheme = strings.ToLower(u.Scheme)
+	// ws:// and wss:// name the same server as http:// and https://: HTTP
+	// steps use those, WebSocket connects upgrade over them.
+	switch out.Scheme {
+	case "ws":
+		out.Scheme = "http"
+	case "wss":
+		out.Scheme = "https"
+	}
 	defPort := ""
 	switch out.Scheme {
 	case "http":

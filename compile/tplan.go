@@ -14,6 +14,7 @@ import (
 	"github.com/tressi/tressi/arrowmem"
 	"github.com/tressi/tressi/ipcguard"
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -95,12 +96,12 @@ type tplanHeader struct {
 	Count      int64                    `json:"count"`
 	DurationNS int64                    `json:"duration_ns"`
 	ThinkNS    int64                    `json:"think_ns"`
-	Targets    []Target                 `json:"targets"`
-	Requests   []Request                `json:"requests,omitempty"`
-	Entries    []Entry                  `json:"entries"`
-	Data       []Data                   `json:"data,omitempty"`
-	Users      []UserSpan               `json:"users,omitempty"`
-	Thresholds plan.Thresholds          `json:"thresholds"`
+	Targets    []wireTarget             `json:"targets"`
+	Requests   []wireRequest            `json:"requests,omitempty"`
+	Entries    []wireEntry              `json:"entries"`
+	Data       []wireData               `json:"data,omitempty"`
+	Users      []wireUser               `json:"users,omitempty"`
+	Thresholds wireThresholds           `json:"thresholds"`
 	Sources    map[string][]byte        `json:"sources"`
 	PlanPath   string                   `json:"plan_path,omitempty"`
 	Variables  map[string]TPlanVariable `json:"variables,omitempty"`
@@ -119,8 +120,9 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 		Format: TPlanFormat, Name: s.Name, Hash: s.Hash, Seed: s.Seed, Model: s.Model.String(),
 		Selection: s.Selection, Arrival: s.Arrival, Count: s.Count,
 		DurationNS: int64(s.Duration), ThinkNS: int64(s.Think),
-		Targets: s.Targets, Requests: s.Requests, Entries: s.Entries, Data: s.Data, Users: s.Users,
-		Thresholds: s.Thresholds, Sources: p.Sources, PlanPath: p.Path, Variables: map[string]TPlanVariable{},
+		Targets: mapSlice(s.Targets, toWireTarget), Requests: mapSlice(s.Requests, toWireRequest),
+		Entries: mapSlice(s.Entries, toWireEntry), Data: mapSlice(s.Data, toWireData), Users: mapSlice(s.Users, toWireUser),
+		Thresholds: toWireThresholds(s.Thresholds), Sources: p.Sources, PlanPath: p.Path, Variables: map[string]TPlanVariable{},
 	}
 	for _, v := range p.Variables {
 		if v.Sensitive {
@@ -139,7 +141,7 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	}
 	if len(h.Sensitive) > 0 {
 		h.Requests = nil
-		h.Targets = redactTargets(s.Targets, p.Secrets)
+		h.Targets = mapSlice(redactTargets(s.Targets, p.Secrets), toWireTarget)
 	}
 	data, sources := h.Data, h.Sources
 	h.Data, h.Sources, h.Blobs = nil, nil, true
@@ -238,8 +240,9 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
 	s := &Schedule{
 		Name: h.Name, Seed: h.Seed, Selection: h.Selection, Arrival: h.Arrival, Count: h.Count,
 		Duration: time.Duration(h.DurationNS), Think: time.Duration(h.ThinkNS),
-		Targets: h.Targets, Requests: h.Requests, Entries: h.Entries, Data: h.Data, Users: h.Users,
-		Thresholds: h.Thresholds, Hash: h.Hash, gen: g,
+		Targets: mapSlice(h.Targets, fromWireTarget), Requests: mapSlice(h.Requests, fromWireRequest),
+		Entries: mapSlice(h.Entries, fromWireEntry), Data: mapSlice(h.Data, fromWireData), Users: mapSlice(h.Users, fromWireUser),
+		Thresholds: fromWireThresholds(h.Thresholds), Hash: h.Hash, gen: g,
 	}
 	switch h.Model {
 	case plan.ModelOpen:
@@ -279,7 +282,7 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
 // ReadTPlanThresholds reads only a .tplan's header for the plan's
 // thresholds: what a report needs, without reading and checking every slot
 // as ReadTPlan does.
-func ReadTPlanThresholds(r io.Reader) (th plan.Thresholds, err error) {
+func ReadTPlanThresholds(r io.Reader) (th results.Thresholds, err error) {
 	defer ipcguard.Recover(&err)
 	if r, err = ipcguard.Stream(r); err != nil {
 		return th, fmt.Errorf("tplan: %w", err)
@@ -293,7 +296,7 @@ func ReadTPlanThresholds(r io.Reader) (th plan.Thresholds, err error) {
 	if err != nil {
 		return th, err
 	}
-	return h.Thresholds, nil
+	return fromWireThresholds(h.Thresholds), nil
 }
 
 func decodeTPlanHeader(schema *arrow.Schema) (*tplanHeader, error) {

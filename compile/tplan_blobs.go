@@ -56,7 +56,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // writeBlobs writes the blob stream and the trailer; start is the offset
 // the blob stream begins at.
-func writeBlobs(w io.Writer, start int64, data []Data, sources map[string][]byte, mem memory.Allocator) error {
+func writeBlobs(w io.Writer, start int64, data []wireData, sources map[string][]byte, mem memory.Allocator) error {
 	dj, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("tplan: data: %w", err)

@@ -24,7 +24,7 @@ func benchExecutor(b *testing.B, s *compile.Schedule) *executor {
 
 	ex := &executor{s: s, stopCh: make(chan struct{}), grace: time.Second, maxSample: 64}
 	ex.clock.base = time.Now()
-	ex.cl = newClients(s.Targets, &ex.clock, defaultMaxResponseBody)
+	ex.cl = newClients(s.Targets, &ex.clock, DefaultMaxResponseBody)
 	ex.cl.hosts[0].Dial = func(string) (net.Conn, error) {
 		c, err := ln.Dial()
 		if err != nil {
@@ -41,7 +41,7 @@ func benchExecutor(b *testing.B, s *compile.Schedule) *executor {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ex.th = newThresholds(plan.Thresholds{}, ex)
+	ex.th = newThresholds(results.Thresholds{}, ex)
 	ex.rec = newRecorder(w, 1, openBatchRows)
 	go ex.rec.run(func(uint16, uint16) bool { return true })
 	b.Cleanup(func() { close(ex.rec.in); <-ex.rec.done })

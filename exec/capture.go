@@ -11,7 +11,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/plan"
 )
 
 // capturer takes one named value from a step's response into a session's
@@ -19,7 +18,7 @@ import (
 // parsed) and shared read-only by every session.
 type capturer struct {
 	index  int // the session's capture slot
-	kind   plan.CaptureKind
+	kind   compile.CaptureKind
 	path   []pathElem     // json
 	header string         // header
 	re     *regexp.Regexp // regex
@@ -36,11 +35,11 @@ func newCapturer(c compile.Capture) (capturer, error) {
 	cp := capturer{index: c.Index, kind: c.Kind}
 	var err error
 	switch c.Kind {
-	case plan.CaptureJSON:
+	case compile.CaptureJSON:
 		cp.path, err = parseJSONPath(c.Expr)
-	case plan.CaptureHeader:
+	case compile.CaptureHeader:
 		cp.header = c.Expr
-	case plan.CaptureRegex:
+	case compile.CaptureRegex:
 		cp.re, err = regexp.Compile(c.Expr)
 	default:
 		err = fmt.Errorf("unknown capture kind %d; recompile the plan with this tressi", c.Kind)
@@ -93,18 +92,53 @@ func parseJSONPath(s string) ([]pathElem, error) {
 	return path, nil
 }
 
+// captureSource is a response as captures read it: both engines' responses
+// are one.
+type captureSource interface {
+	// captureBody is the body kept (at most captureBodyLimit bytes of it).
+	captureBody() []byte
+	// captureHeader is the first value of the named header; nil if absent.
+	captureHeader(name string) []byte
+}
+
+// captureBodyLimit is the most of a body a capture reads: a body capture
+// (json, regex) on a longer body sees only its first bytes, and finds its
+// value there or not at all. The bound keeps a session's memory bounded
+// whatever a server sends.
+const captureBodyLimit = 1 << 20
+
+// fastResponse is a fasthttp response as captures read it: its headers,
+// and the body prefix the worker kept (nil: the response's own body).
+type fastResponse struct {
+	r    *fasthttp.Response
+	body *[]byte
+}
+
+func (f *fastResponse) captureBody() []byte {
+	b := f.r.Body()
+	if f.body != nil {
+		b = *f.body
+	}
+	return b[:min(len(b), captureBodyLimit)]
+}
+
+func (f *fastResponse) captureHeader(name string) []byte { return f.r.Header.Peek(name) }
+
+// readsBody says whether the capture reads the body (else the head).
+func (c *capturer) readsBody() bool { return c.kind != compile.CaptureHeader }
+
 // extract appends the captured value to dst and reports whether there was
 // one. An empty value counts as missing: a later request must never go out
 // with a hole filled by nothing (an "Authorization: Bearer " header).
-func (c *capturer) extract(dst []byte, resp *fasthttp.Response) ([]byte, bool) {
+func (c *capturer) extract(dst []byte, resp captureSource) ([]byte, bool) {
 	var v []byte
 	switch c.kind {
-	case plan.CaptureJSON:
-		v = jsonLookup(resp.Body(), c.path)
-	case plan.CaptureHeader:
-		v = resp.Header.Peek(c.header)
-	case plan.CaptureRegex:
-		body := resp.Body()
+	case compile.CaptureJSON:
+		v = jsonLookup(resp.captureBody(), c.path)
+	case compile.CaptureHeader:
+		v = resp.captureHeader(c.header)
+	case compile.CaptureRegex:
+		body := resp.captureBody()
 		m := c.re.FindSubmatchIndex(body)
 		switch {
 		case m == nil:
@@ -120,9 +154,63 @@ func (c *capturer) extract(dst []byte, resp *fasthttp.Response) ([]byte, bool) {
 	return append(dst, v...), true
 }
 
-// jsonLookup returns the value at path in body: a string's text unquoted,
+// headerValue is the first value of header name in a raw response head
+// (status line, fields, CRLF line ends), without surrounding blanks; nil if
+// absent. Names match case-insensitively, as fasthttp's Peek does.
+func headerValue(head []byte, name string) []byte {
+	lines := head
+	if i := bytes.IndexByte(lines, '\n'); i >= 0 {
+		lines = lines[i+1:] // past the status line
+	}
+	for len(lines) > 0 {
+		line := lines
+		if i := bytes.IndexByte(lines, '\n'); i >= 0 {
+			line, lines = lines[:i], lines[i+1:]
+		} else {
+			lines = nil
+		}
+		if cr := bytes.IndexByte(line, '\r'); cr >= 0 {
+			line = line[:cr] // a line ends at CRLF; a bare CR ends it too
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 || !asciiEqualFold(line[:colon], name) {
+			continue
+		}
+		return bytes.Trim(line[colon+1:], " \t")
+	}
+	return nil
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// rawResponse is a response as the loop keeps it: its head and the kept
+// prefix of its body.
+type rawResponse struct{ head, body []byte }
+
+func (r *rawResponse) captureBody() []byte { return r.body[:min(len(r.body), captureBodyLimit)] }
+
+func (r *rawResponse) captureHeader(name string) []byte { return headerValue(r.head, name) }
+
+// jsonLookupDecoded is jsonLookup by decoding the whole document: a string's text unquoted,
 // any other value as its JSON text; nil when absent, null or not JSON.
-func jsonLookup(body []byte, path []pathElem) []byte {
+func jsonLookupDecoded(body []byte, path []pathElem) []byte {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	var v any

@@ -6,7 +6,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/plan"
 )
 
 func TestCapture(t *testing.T) {
@@ -14,40 +13,45 @@ func TestCapture(t *testing.T) {
 	resp.Header.Set("X-Token", "h-123")
 	resp.SetBodyString(`{"data":{"token":"abc","n":4.50,"ok":true,"none":null,"empty":"","items":[{"id":7},{"id":"x"}]},"html":"<a href=\"/s?token=zz9\">"}`)
 	for _, tc := range []struct {
-		kind plan.CaptureKind
+		kind compile.CaptureKind
 		expr string
 		want string // "" means missing
 	}{
-		{plan.CaptureJSON, "data.token", "abc"},
-		{plan.CaptureJSON, "$.data.token", "abc"},
-		{plan.CaptureJSON, "data.n", "4.50"},
-		{plan.CaptureJSON, "data.ok", "true"},
-		{plan.CaptureJSON, "data.items[1].id", "x"},
-		{plan.CaptureJSON, "data.items[0]", `{"id":7}`},
-		{plan.CaptureJSON, "data.items[2].id", ""},
-		{plan.CaptureJSON, "data.none", ""},
-		{plan.CaptureJSON, "data.empty", ""},
-		{plan.CaptureJSON, "data.missing", ""},
-		{plan.CaptureJSON, "data.token.deeper", ""},
-		{plan.CaptureHeader, "x-token", "h-123"},
-		{plan.CaptureHeader, "X-Missing", ""},
-		{plan.CaptureRegex, `token=(\w+)`, "zz9"},
-		{plan.CaptureRegex, `token=\w+`, "token=zz9"},
-		{plan.CaptureRegex, `nomatch=(\w+)`, ""},
+		{compile.CaptureJSON, "data.token", "abc"},
+		{compile.CaptureJSON, "$.data.token", "abc"},
+		{compile.CaptureJSON, "data.n", "4.50"},
+		{compile.CaptureJSON, "data.ok", "true"},
+		{compile.CaptureJSON, "data.items[1].id", "x"},
+		{compile.CaptureJSON, "data.items[0]", `{"id":7}`},
+		{compile.CaptureJSON, "data.items[2].id", ""},
+		{compile.CaptureJSON, "data.none", ""},
+		{compile.CaptureJSON, "data.empty", ""},
+		{compile.CaptureJSON, "data.missing", ""},
+		{compile.CaptureJSON, "data.token.deeper", ""},
+		{compile.CaptureHeader, "x-token", "h-123"},
+		{compile.CaptureHeader, "X-Missing", ""},
+		{compile.CaptureRegex, `token=(\w+)`, "zz9"},
+		{compile.CaptureRegex, `token=\w+`, "token=zz9"},
+		{compile.CaptureRegex, `nomatch=(\w+)`, ""},
 	} {
 		c, err := newCapturer(compile.Capture{Name: "v", Kind: tc.kind, Expr: tc.expr})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.expr, err)
 		}
-		got, ok := c.extract(nil, &resp)
-		if ok != (tc.want != "") || string(got) != tc.want {
-			t.Errorf("%v %q = %q, %v; want %q", tc.kind, tc.expr, got, ok, tc.want)
+		// Both engines' responses: fasthttp's, and the loop's raw head
+		// and body prefix.
+		raw := &rawResponse{head: []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-TOKEN:  h-123 \r\n\r\n"), body: resp.Body()}
+		for _, src := range []captureSource{&fastResponse{r: &resp}, raw} {
+			got, ok := c.extract(nil, src)
+			if ok != (tc.want != "") || string(got) != tc.want {
+				t.Errorf("%T: %v %q = %q, %v; want %q", src, tc.kind, tc.expr, got, ok, tc.want)
+			}
 		}
 	}
 	// Not JSON at all: missing, not a crash.
 	resp.SetBodyString("<html>")
-	c, _ := newCapturer(compile.Capture{Kind: plan.CaptureJSON, Expr: "a"})
-	if _, ok := c.extract(nil, &resp); ok {
+	c, _ := newCapturer(compile.Capture{Kind: compile.CaptureJSON, Expr: "a"})
+	if _, ok := c.extract(nil, &fastResponse{r: &resp}); ok {
 		t.Error("captured from a body that is not JSON")
 	}
 	for _, bad := range []string{"", "a..b", "a.", "a[x]", "a[1", "[-1]"} {

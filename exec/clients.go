@@ -2,6 +2,7 @@ package exec
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -21,10 +22,30 @@ type clients struct {
 
 	mu    sync.Mutex // guards conns; taken per dial and close, never per request
 	conns map[*meteredConn]struct{}
+	// owners maps each worker's requests to its response, whose meter
+	// says what became of a failed attempt (see retryIdleClosed).
+	owners sync.Map // *fasthttp.Request → *fasthttp.Response
 }
 
-// defaultMaxResponseBody caps a response body when Options leaves it zero.
-const defaultMaxResponseBody = 64 << 20
+// own records that resp receives req's responses.
+func (cs *clients) own(req *fasthttp.Request, resp *fasthttp.Response) { cs.owners.Store(req, resp) }
+
+// retryIdleClosed is fasthttp's retry decision: only a request that went
+// out on a connection that had carried a request before (so sat idle in
+// the pool) and ended, before any byte of a response, with the peer's
+// close goes out again, once: the server closed an idle connection and
+// never read it. Anything else is the request's outcome, never retried.
+func (cs *clients) retryIdleClosed(req *fasthttp.Request, attempts int, err error) (resetTimeout, retry bool) {
+	if attempts > 1 || cs.aborted.Load() {
+		return false, false
+	}
+	v, ok := cs.owners.Load(req)
+	if !ok {
+		return false, false
+	}
+	m, ok := v.(*fasthttp.Response).LocalAddr().(*meter)
+	return false, ok && m.reused && m.in == 0 && (closedByPeer(err) || errors.Is(err, fasthttp.ErrConnectionClosed))
+}
 
 func newClients(targets []compile.Target, clk *clock, maxBody int) *clients {
 	cs := &clients{clock: clk, conns: map[*meteredConn]struct{}{}}
@@ -36,23 +57,21 @@ func newClients(targets []compile.Target, clk *clock, maxBody int) *clients {
 
 func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
 	timeout := t.Timeout
-	if timeout <= 0 {
-		timeout = 5 * time.Second
-	}
-	connect := t.ConnectTimeout
-	if connect <= 0 {
-		connect = 2 * time.Second
-	}
-	dialer := &net.Dialer{Timeout: connect}
+	dialer := &net.Dialer{Timeout: t.ConnectTimeout}
 	hc := &fasthttp.HostClient{
 		Addr:     t.Addr,
 		IsTLS:    t.Scheme == "https",
-		MaxConns: max(t.Connections, 1),
+		MaxConns: t.Connections,
 		// fasthttp's default of 5 attempts silently resends idempotent
-		// requests: a GET must never be sent twice.
-		MaxIdemponentCallAttempts: 1,
-		RetryIf:                   func(*fasthttp.Request) bool { return false },
+		// requests: a request goes out a second time only when the server
+		// provably never read it (retryIdleClosed), whatever its method.
+		MaxIdemponentCallAttempts: 2,
+		RetryIfErr:                cs.retryIdleClosed,
 		MaxResponseBodySize:       maxBody,
+		// Bodies are streamed: the worker keeps the prefix it needs and
+		// reads the rest through a fixed buffer (worker.readBody), so a
+		// server sending huge bodies cannot grow the process.
+		StreamResponseBody: true,
 		// Waiting for a free connection is part of the request: it ends in
 		// the request's own timeout (reported as such) and its time shows in
 		// latency, instead of failing at once with ErrNoFreeConns.
@@ -136,6 +155,7 @@ type meteredConn struct {
 	net.Conn
 	clients *clients
 	cur     *meter
+	used    bool // the connection carried a round trip already
 	closed  atomic.Bool
 	// both is the deadline last set for reads and writes at once.
 	both time.Time
@@ -144,6 +164,7 @@ type meteredConn struct {
 // meter is one round trip's measurements; it doubles as the connection's
 // local address for fasthttp.
 type meter struct {
+	reused  bool // the connection carried a round trip before this one
 	conn    net.Conn
 	sent    int64 // ns after run start of the first write; -1 before it
 	out, in int64
@@ -161,7 +182,8 @@ func (m *meter) release() { meters.Put(m) }
 // LocalAddr starts a round trip's meter; see meteredConn.
 func (c *meteredConn) LocalAddr() net.Addr {
 	m := meters.Get().(*meter)
-	m.conn, m.clock, m.sent, m.out, m.in = c.Conn, c.clients.clock, -1, 0, 0
+	m.conn, m.clock, m.sent, m.out, m.in, m.reused = c.Conn, c.clients.clock, -1, 0, 0, c.used
+	c.used = true
 	c.cur = m
 	return m
 }

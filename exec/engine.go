@@ -4,77 +4,145 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/plan"
-	"github.com/tressi/tressi/results"
 )
 
-// engineChoice is what runs a plan: the engine, and for the loop engine how
-// many loops and the targets' addresses, resolved once.
-type engineChoice struct {
-	name  string
-	loops int
-	addrs []*net.TCPAddr // by target
+// engine is what sends a schedule's requests. Run builds the recorder an
+// engine asks for, starts it, and waits on the executor's wait group for
+// what it started; the engine records every slot through rowSinks.
+type engine interface {
+	// name is the engine's name in meta.json and the outcome.
+	name() string
+	// senders is how many sinks hand rows to the recorder at once.
+	senders() int
+	// batchRows is how many rows the recorder writes at a time.
+	batchRows() int
+	// background: the recorder runs at idle priority on a thread of its
+	// own, since the engine holds the other Ps.
+	background() bool
+	// start starts sending. An error means nothing was started.
+	start() error
 }
 
-// chooseEngine picks the engine that runs s, and for the loop engine how
-// many loops: one per P (GOMAXPROCS) but one, which is left to the recorder
-// (encoding and compressing rows is real work) and whatever else shares
-// the process; one loop on one P. No more loops than any target has
-// connections or the shard has users to share between them.
-func chooseEngine(s *compile.Schedule, shard results.Shard, asked string) (engineChoice, error) {
-	fasthttp := engineChoice{name: EngineFasthttp}
+// fasthttpEngine is lock-free fasthttp workers: one per closed-model user,
+// or a pool released by the open model's pacer (worker.go, pacer.go,
+// session.go). It runs every plan, on every OS.
+type fasthttpEngine struct {
+	ex      *executor
+	session *atomic.Uint64
+}
+
+func (e *fasthttpEngine) name() string { return EngineFasthttp }
+
+func (e *fasthttpEngine) senders() int {
+	s := e.ex.s
+	if s.Model == compile.Open {
+		return workerCount(s, s.Count)
+	}
+	return len(s.Users)
+}
+
+func (e *fasthttpEngine) batchRows() int {
+	if e.ex.s.Model == compile.Open {
+		return openBatchRows
+	}
+	return closedBatchRows
+}
+
+func (e *fasthttpEngine) background() bool { return false }
+
+func (e *fasthttpEngine) start() error {
+	ex := e.ex
+	if ex.s.Model == compile.Open {
+		ex.startOpen(ex.s.Slots())
+	} else {
+		ex.startClosed(e.session)
+	}
+	return nil
+}
+
+// loopEngine is the epoll event loops (loop_linux.go): one per spare P,
+// each driving its share of the connections.
+type loopEngine struct {
+	ex      *executor
+	loops   int
+	addrs   []*net.TCPAddr // by target
+	session *atomic.Uint64
+}
+
+func (e *loopEngine) name() string     { return EngineLoop }
+func (e *loopEngine) senders() int     { return e.loops }
+func (e *loopEngine) background() bool { return true }
+
+// batchRows: the loops' recorder runs at idle priority and never delays a
+// burst, so the open model takes the large batches too.
+func (e *loopEngine) batchRows() int { return closedBatchRows }
+
+func (e *loopEngine) start() error {
+	ex := e.ex
+	loops, err := ex.newLoops(e.loops, e.addrs)
+	if err != nil {
+		return fmt.Errorf("starting the loop engine: %w (--engine fasthttp runs without it)", err)
+	}
+	if ex.s.Model == compile.Open {
+		ex.startLoopsOpen(loops, ex.s.Slots)
+	} else {
+		ex.startLoopsClosed(loops, e.session)
+	}
+	return nil
+}
+
+// chooseEngine picks the engine that runs ex's schedule: the loop wherever
+// it can run the plan, fasthttp elsewhere or when asked. For the loop
+// engine, how many loops: one per P (GOMAXPROCS) but one, which is left to
+// the recorder (encoding and compressing rows is real work) and whatever
+// else shares the process; one loop on one P. No more loops than any
+// target has connections or the shard has users to share between them.
+func chooseEngine(ex *executor, asked string) (engine, error) {
+	s := ex.s
+	session := new(atomic.Uint64)
+	fasthttp := &fasthttpEngine{ex: ex, session: session}
 	switch asked {
 	case EngineFasthttp:
 		return fasthttp, nil
 	case EngineLoop, "":
 	default:
-		return engineChoice{}, fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)
+		return nil, &InputError{fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)}
+	}
+	if hasWebSocket(s) {
+		return webSocketEngine(ex)
 	}
 	addrs, why := loopUnfit(s)
 	switch {
 	case why != "" && asked == EngineLoop:
-		return engineChoice{}, fmt.Errorf("the loop engine cannot run this plan: %s; leave the engine unset to get the one that can", why)
+		return nil, &InputError{fmt.Errorf("the loop engine cannot run this plan: %s; leave the engine unset to get the one that can", why)}
 	case why != "":
 		return fasthttp, nil
 	}
 	n := max(runtime.GOMAXPROCS(0)-1, 1)
 	for _, t := range s.Targets {
-		n = min(n, max(t.Connections, 1))
+		n = min(n, t.Connections)
 	}
 	if s.Model == compile.Closed {
-		users := 0
-		for u := range s.Users {
-			if u%max(shard.Count, 1) == shard.Index {
-				users++
-			}
-		}
-		n = min(n, users)
+		n = min(n, int(ex.shard.Slots(int64(len(s.Users)))))
 	}
-	return engineChoice{name: EngineLoop, loops: max(n, 1), addrs: addrs}, nil
+	return &loopEngine{ex: ex, loops: max(n, 1), addrs: addrs, session: session}, nil
 }
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with
 // the targets' addresses. The loop speaks plain HTTP/1.1 to addresses
-// resolved once, here; TLS and scenarios (captures, per-session
-// connections) stay on fasthttp.
+// resolved once, here: endpoints and scenarios, pooled or with a
+// connection per session.
 func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
 		return nil, "it runs on Linux only"
 	}
-	for _, e := range s.Entries {
-		if e.Scenario {
-			return nil, fmt.Sprintf("%q is a scenario", e.Name)
-		}
-	}
 	addrs := make([]*net.TCPAddr, len(s.Targets))
 	for i, t := range s.Targets {
-		switch {
-		case t.Scheme == "https":
+		if t.Scheme == "https" {
 			return nil, fmt.Sprintf("target %q uses https", t.Name)
-		case t.Connection == plan.ConnectionSession:
-			return nil, fmt.Sprintf("target %q keeps a connection per session", t.Name)
 		}
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {
@@ -84,3 +152,11 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	}
 	return addrs, ""
 }
+
+// InputError is an error in what Run was given (the schedule, the
+// options): the user can fix it. Every other error of Run is the run
+// failing (exit code 3 in the CLI).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }

@@ -18,12 +18,13 @@ func (c *clock) now() int64 { return int64(time.Since(c.base)) }
 // executor replays one schedule: it owns the clients, the slot ring, the
 // workers and the run's stop state.
 type executor struct {
-	s     *compile.Schedule
-	clock clock
-	cl    *clients
-	reqs  []preparedRequest
-	rec   *recorder
-	shard results.Shard
+	runTag uint32 // tags WebSocket marks of this run (see wsprogram.go)
+	s      *compile.Schedule
+	clock  clock
+	cl     *clients
+	reqs   []preparedRequest
+	rec    *recorder
+	shard  results.Shard
 
 	ring  *slotRing        // open model
 	pick  func(uint64) int // closed model selection
@@ -49,6 +50,13 @@ type executor struct {
 
 	stats []*workerStats
 	wg    sync.WaitGroup
+
+	// transport wraps every loop connection when set (see Options).
+	transport transportFactory
+
+	// engineErr: the engine failed mid-run (see broken).
+	engineErr  error
+	brokenOnce sync.Once
 
 	// streamErr: the open schedule could not be read to its end (written
 	// by the pacer before the ring finishes, read after the workers end).
@@ -86,6 +94,15 @@ func (ex *executor) stop(interrupt bool) {
 	})
 }
 
+// broken stops the run at once on an engine failure (an epoll set the
+// kernel no longer takes, say): what is in flight is interrupted, and Run
+// returns err.
+func (ex *executor) broken(err error) {
+	ex.brokenOnce.Do(func() { ex.engineErr = err })
+	ex.stop(true)
+	ex.aborted.Store(true)
+}
+
 func (ex *executor) abort() {
 	ex.aborted.Store(true)
 	ex.cl.abort()
@@ -97,7 +114,7 @@ func (ex *executor) abort() {
 func workerCount(s *compile.Schedule, shardSlots int64) int {
 	n := 0
 	for _, t := range s.Targets {
-		n += max(t.Connections, 1)
+		n += t.Connections
 	}
 	n = min(n, maxWorkers)
 	if shardSlots >= 0 {
@@ -110,12 +127,7 @@ const maxWorkers = 16 << 10
 
 // startOpen starts the pacer and the workers of the open model.
 func (ex *executor) startOpen(src compile.SlotSource) {
-	idx, cnt := uint64(ex.shard.Index), uint64(max(ex.shard.Count, 1))
-	shardSlots := ex.s.Count / int64(cnt)
-	if int64(idx) < ex.s.Count%int64(cnt) {
-		shardSlots++
-	}
-	workers := workerCount(ex.s, shardSlots)
+	workers := workerCount(ex.s, ex.shard.Slots(ex.s.Count))
 	// Every parked worker names itself in its own cell: the ring must hold
 	// more cells than there are workers.
 	size := ringSize
@@ -123,7 +135,7 @@ func (ex *executor) startOpen(src compile.SlotSource) {
 		size *= 2
 	}
 	ex.ring = newSlotRing(size)
-	p := &pacer{ex: ex, ring: ex.ring, src: src, idx: idx, count: cnt, timer: time.NewTimer(time.Hour), alarm: newAlarm()}
+	p := &pacer{ex: ex, ring: ex.ring, src: src, timer: time.NewTimer(time.Hour), alarm: newAlarm()}
 	p.timer.Stop()
 	go p.run()
 	for range workers {
@@ -135,9 +147,8 @@ func (ex *executor) startOpen(src compile.SlotSource) {
 // startClosed starts one goroutine per user of this shard (user u belongs
 // to shard u mod n).
 func (ex *executor) startClosed(session *atomic.Uint64) {
-	cnt := max(ex.shard.Count, 1)
 	for u, span := range ex.s.Users {
-		if u%cnt != ex.shard.Index {
+		if !ex.shard.Owns(uint64(u)) {
 			continue
 		}
 		w := ex.newWorker()

@@ -1,40 +1,45 @@
 package exec
 
 import (
-	"fmt"
 	"net"
 	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/h1"
 )
 
-// evloop is the event-loop engine: one goroutine drives many connections
-// on raw non-blocking sockets through its own epoll set, the way wrk does.
-// Against the fasthttp engine on one core it saves, per request, a
-// goroutine park and wake-up, the read that finds no response yet (the
-// runtime reads right after writing; epoll here reports the socket
-// readable first), the runtime's syscall bookkeeping and fasthttp's
+// evloop is the event-loop engine's sender: one goroutine drives many
+// connections on raw non-blocking sockets through its own epoll set, the
+// way wrk does. Against the fasthttp engine on one core it saves, per
+// request, a goroutine park and wake-up, the read that finds no response
+// yet (the runtime reads right after writing; epoll here reports the
+// socket readable first), the runtime's syscall bookkeeping and fasthttp's
 // parsing; and it owns the open model's clock, so a slot goes out at its
 // due instant from the same loop that reads responses, with no pacer, ring
 // or timer per wake-up.
 //
-// Its reads and writes are raw syscalls on non-blocking sockets: the
-// runtime's bookkeeping for a call that cannot block is pure cost. A loop
-// holds its P: there is one loop fewer than Ps (see chooseEngine), so the
-// recorder, the monitor and timers run on the spare one, and the loop
-// never yields (a yield wakes an idle P's thread: a futex and two context
-// switches each time on one core).
+// A loop holds its P: there is one loop fewer than Ps (see chooseEngine),
+// so the recorder, the monitor and timers run on the spare one, and the
+// loop never yields (a yield wakes an idle P's thread: a futex and two
+// context switches each time on one core).
+//
+// The files of the loop, by concern (see the package comment for the
+// seams between them):
+//
+//	poller_linux.go       epoll and the raw system calls
+//	loop_linux.go         the loop: building, waiting, dispatching events
+//	loopconn_linux.go     a connection's state machine
+//	transport.go          the transport seam (plain sockets, TLS)
+//	loopcodec_linux.go    the codec seam (HTTP/1.1 framing)
+//	loopopen_linux.go     the open model's driver
+//	loopclosed_linux.go   the closed model's driver
+//	looptimeout_linux.go  timeouts, stops and aborts
 type evloop struct {
 	ex   *executor
-	w    *worker // row buffer, live figures, samples
-	epfd int
-	evs  []unix.EpollEvent
+	sink rowSink // rows, live figures, samples
+	p    *poller
 	now  int64
 
 	targets []*ltarget
@@ -47,28 +52,14 @@ type evloop struct {
 	busy   int // connections connecting or carrying a request
 	queued int // jobs waiting for a connection
 
-	// Open model: the slots this loop sends, read from its own pass over
-	// the schedule (slot k is the shard's if k mod count == idx; of those,
-	// every nth is this loop's).
-	src        compile.SlotSource
-	chunk      []compile.Slot
-	ci, cn     int
-	k          uint64 // schedule position of chunk[ci]
-	shardIdx   uint64
-	shardCount uint64
-	pos        uint64 // position among the shard's slots
-	loopIdx    uint64
-	loops      uint64
-	nextK      uint64
-	nextSlot   compile.Slot
-	hasNext    bool
-	srcDone    bool
-
-	// Closed model.
-	users   []compile.UserSpan
-	wakes   wakeHeap
-	session *atomic.Uint64
-	active  int // users not finished
+	open        openDriver   // the open model's slots
+	closedUsers closedDriver // the closed model's users
+	// wakes orders what waits for an instant: closed-model users (think
+	// time, max_rate) and sessions (think time). See sessionWake.
+	wakes        wakeHeap
+	sessions     []lsession // by id
+	freeSessions []int32
+	liveSessions int
 
 	nextScan int64
 	// stamps: the open model reads responses with the kernel's receive
@@ -85,11 +76,16 @@ type evloop struct {
 	oob       [64]byte
 	keeper    int // a socket that keeps the kernel stamping from before the first dial
 	refilling bool
-	wire      wireWriter // renders requests with holes
+	enc       h1Encoder // renders requests with holes, the way fasthttp sends them
+	// cipher is where a connection's transport reads the socket's bytes
+	// into before taking them: one buffer per loop, since the transport
+	// takes every byte at once.
+	cipher []byte
 }
 
 // ltarget is one target's share of connections in a loop.
 type ltarget struct {
+	idx      int // in the schedule's targets
 	sa       unix.Sockaddr
 	family   int
 	maxConns int
@@ -98,48 +94,26 @@ type ltarget struct {
 	queue    jobQueue
 	connect  int64 // connect timeout, ns
 	maxBody  int64
+	// transport makes the transport of a new connection; nil: the socket
+	// itself (plain HTTP).
+	transport transportFactory
 }
 
 // ljob is one request waiting for, or carried by, a connection.
 type ljob struct {
 	k     uint64
 	entry int32
-	user  int32 // closed model: the user sending it; -1 for an open slot
+	user  int32 // closed model: the user sending it (not through a session); -1 otherwise
+	// st is the session step it sends, nil outside a session; then sess
+	// is the session's id, and own says it rides the session's own
+	// connection (connection = "session").
+	st    *sessionStep
+	sess  int32
+	own   bool
+	retry bool // it goes out again, on a fresh connection (see fail)
 	pr    *preparedRequest
 	sched int64 // the instant latency counts from
 	ready int64 // when it asked for a connection: its timeout counts from here
-}
-
-const (
-	connIdle = iota
-	connDialing
-	connBusy
-)
-
-// lconn is one connection and the request it carries.
-type lconn struct {
-	id       int32
-	fd       int
-	t        *ltarget
-	state    uint8
-	wantOut  bool  // EPOLLOUT is in the interest set
-	partial  bool  // part of the response arrived, not all
-	rxAt     int64 // when the bytes last read reached the host
-	job      ljob
-	deadline int64 // of the request (or the dial, while dialing)
-	dialEnd  int64 // the connect timeout's instant, while dialing
-	sent     int64
-	out, in  int64
-	pending  []byte // request bytes not yet written
-	wbuf     []byte // a rendered request with holes
-	rbuf     []byte
-	rlen     int
-	p        h1.Parser
-	sampling bool
-	head     []byte // the sampled response's head
-	// seenEP/seenStatus: the last kind the sample check found already
-	// sampled, so the common case skips the map.
-	seenEP, seenStatus uint16
 }
 
 // Sizes: a connection's read buffer starts small (thousands of connections
@@ -147,59 +121,40 @@ type lconn struct {
 // when a response head does not fit it or a read fills it.
 const (
 	readBuf     = 4 << 10
-	maxReadBuf  = h1.MaxHead + 4<<10
+	maxReadBuf  = h1MaxHead + 4<<10
 	maxEvents   = 256
 	scanEvery   = int64(time.Millisecond) // timeout checks
 	longestWait = 50 * time.Millisecond   // bounded so stops and aborts are seen
 )
 
-// timeoutError is a request or dial that outlived its timeout.
-type timeoutError struct{}
-
-func (timeoutError) Error() string { return "timeout" }
-func (timeoutError) Timeout() bool { return true }
-
 func loopSupported() bool { return true }
-
-// loopQuantum is the shortest time between two bursts of the open model:
-// slots due meanwhile go out together, a little late. Each burst costs a
-// wake-up here and in the server (on a VM, ~20 µs of CPU each); 500 µs
-// keeps the send lag p99 near half a millisecond.
-const loopQuantum = int64(500 * time.Microsecond)
 
 // newLoops builds n loops over the executor's targets, at addrs,
 // splitting each target's connections between them.
 func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
-	loops := make([]*evloop, n)
-	for i := range loops {
-		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	loops := make([]*evloop, 0, n)
+	for i := range n {
+		p, err := newPoller(maxEvents)
 		if err != nil {
-			for _, l := range loops[:i] {
-				unix.Close(l.epfd)
-				if l.stamps && l.keeper >= 0 {
-					unix.Close(l.keeper)
-				}
+			for _, l := range loops {
+				l.p.close()
 			}
 			return nil, err
 		}
-		l := &evloop{ex: ex, w: ex.newWorker(), epfd: epfd, evs: make([]unix.EpollEvent, maxEvents)}
-		for ti, t := range ex.s.Targets {
-			c := max(t.Connections, 1)
-			share := c / n
-			if i < c%n {
+		l := &evloop{ex: ex, sink: ex.newSink(), p: p, keeper: -1}
+		l.enc.vals.Seed = ex.s.Seed
+		for ti := range ex.s.Targets {
+			t := &ex.s.Targets[ti]
+			share := t.Connections / n
+			if i < t.Connections%n {
 				share++
-			}
-			connect := t.ConnectTimeout
-			if connect <= 0 {
-				connect = 2 * time.Second
 			}
 			// Each loop gets its own address: Connect writes into it.
 			sa, family := sockaddr(addrs[ti])
-			lt := &ltarget{sa: sa, family: family, maxConns: max(share, 1), connect: int64(connect),
-				maxBody: int64(ex.maxBody)}
-			l.targets = append(l.targets, lt)
+			l.targets = append(l.targets, &ltarget{idx: ti, sa: sa, family: family, maxConns: max(share, 1),
+				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti)})
 		}
-		loops[i] = l
+		loops = append(loops, l)
 	}
 	return loops, nil
 }
@@ -216,166 +171,48 @@ func sockaddr(a *net.TCPAddr) (unix.Sockaddr, int) {
 	return sa, unix.AF_INET6
 }
 
-// startLoopsOpen runs the open model on n loops.
+// startLoopsOpen runs the open model on the loops, each with its own pass
+// over the schedule.
 func (ex *executor) startLoopsOpen(loops []*evloop, slots func() compile.SlotSource) {
 	for i, l := range loops {
-		l.src = slots()
-		l.stamps = true
-		// The kernel turns stamping on lazily, after the first socket asks
-		// for it: asking now, before the run, stamps the first responses.
-		l.keeper = -1
-		if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err == nil {
-			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
-				unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE)
-			l.keeper = fd
-		}
-		l.chunk = make([]compile.Slot, 4096)
-		l.shardIdx, l.shardCount = uint64(ex.shard.Index), uint64(max(ex.shard.Count, 1))
-		l.loopIdx, l.loops = uint64(i), uint64(len(loops))
+		l.useStamps()
+		l.open.init(ex, slots(), i, len(loops))
 		ex.wg.Go(l.runOpen)
 	}
 }
 
-// startLoopsClosed runs the closed model's users of this shard on n loops.
+// startLoopsClosed runs the closed model's users of this shard on the
+// loops, dealt round-robin.
 func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
-	cnt := max(ex.shard.Count, 1)
 	j := 0
 	for u, span := range ex.s.Users {
-		if u%cnt != ex.shard.Index {
+		if !ex.shard.Owns(uint64(u)) {
 			continue
 		}
 		l := loops[j%len(loops)]
-		l.users = append(l.users, span)
+		l.closedUsers.users = append(l.closedUsers.users, span)
 		j++
 	}
 	for _, l := range loops {
-		l.session = session
+		l.closedUsers.session = session
 		ex.wg.Go(l.runClosed)
 	}
 }
 
-// runOpen sends this loop's slots at their due instants, in bursts at
-// most one quantum apart.
-func (l *evloop) runOpen() {
-	defer l.finish()
-	l.advance()
-	woke := int64(-1) << 62 // the intended instant of the last burst
-	for {
-		l.now = l.ex.clock.now()
-		stopping := l.ex.stopping()
-		if l.hasNext && (stopping || l.now >= max(l.nextSlot.Due(), woke+loopQuantum)) {
-			// Quanta count from the intended bursts, not the actual ones,
-			// so late wake-ups do not add up.
-			woke = max(l.nextSlot.Due(), woke+loopQuantum)
-			for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
-				e, due := l.nextSlot.Entry(), l.nextSlot.Due()
-				if stopping {
-					l.w.notSent(l.nextK, e, due)
-				} else {
-					l.dispatch(ljob{k: l.nextK, entry: int32(e), user: -1, pr: l.entryRequest(e), sched: due, ready: l.now})
-				}
-				l.advance()
-			}
-		}
-		if !l.hasNext && l.busy == 0 && l.queued == 0 {
-			return
-		}
-		var wake int64 = -1
-		if l.hasNext {
-			wake = max(l.nextSlot.Due(), woke+loopQuantum)
-		}
-		l.poll(wake)
-	}
-}
-
-// advance moves to the next slot this loop owns.
-func (l *evloop) advance() {
-	for {
-		if l.ci == l.cn {
-			if l.srcDone {
-				l.hasNext = false
-				return
-			}
-			l.cn, l.ci = l.src.Next(l.chunk), 0
-			if l.cn == 0 {
-				l.srcDone, l.hasNext = true, false
-				return
-			}
-		}
-		s, k := l.chunk[l.ci], l.k
-		l.ci++
-		l.k++
-		if k%l.shardCount != l.shardIdx {
-			continue
-		}
-		mine := l.pos%l.loops == l.loopIdx
-		l.pos++
-		if mine {
-			l.nextK, l.nextSlot, l.hasNext = k, s, true
-			return
-		}
-	}
-}
-
-// runClosed runs this loop's users from their start to their stop.
-func (l *evloop) runClosed() {
-	defer l.finish()
-	l.active = len(l.users)
-	for u := range l.users {
-		l.wakes.push(l.users[u].Start, int32(u))
-	}
-	for {
-		l.now = l.ex.clock.now()
-		for l.wakes.len() > 0 && (l.wakes.top() <= l.now || l.ex.stopping()) {
-			_, u := l.wakes.pop()
-			l.userNext(u)
-		}
-		if l.active == 0 && l.busy == 0 && l.queued == 0 {
-			return
-		}
-		var wake int64 = -1
-		if l.wakes.len() > 0 {
-			wake = l.wakes.top()
-		}
-		l.poll(wake)
-	}
-}
-
-// userNext starts user u's next request, or ends the user.
-func (l *evloop) userNext(u int32) {
-	ex := l.ex
-	if ex.stopping() || l.now >= l.users[u].Stop {
-		l.active--
+// useStamps turns on the kernel's receive stamps for this loop's
+// connections. The kernel turns stamping on lazily, after the first socket
+// asks for it: asking now, on a socket kept for the run, stamps the first
+// responses too. Without it the loop reads as responses come.
+func (l *evloop) useStamps() {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
 		return
 	}
-	k, entry, ok := l.w.next(l.session)
-	if !ok {
-		// Every entry is at its max_rate: try again a little later.
-		l.wakes.push(l.now+int64(time.Millisecond), u)
+	if stampSocket(fd) != nil {
+		closeFD(fd)
 		return
 	}
-	l.dispatch(ljob{k: k, entry: int32(entry), user: u, pr: l.entryRequest(entry), sched: l.now, ready: l.now})
-}
-
-// userDone follows a user's finished request: its think time, or its next
-// request. After a response the next one starts at once; after a failure
-// it goes through the wake heap, so a server refusing every connection
-// cannot recurse the loop into itself.
-func (l *evloop) userDone(u int32, done int64, answered bool) {
-	if think := int64(l.ex.s.Think); think > 0 {
-		l.wakes.push(done+think, u)
-		return
-	}
-	if !answered {
-		l.wakes.push(done, u)
-		return
-	}
-	l.now = done
-	l.userNext(u)
-}
-
-func (l *evloop) entryRequest(e int) *preparedRequest {
-	return &l.ex.reqs[l.ex.s.Entries[e].Steps[0].Request]
+	l.keeper, l.stamps = fd, true
 }
 
 // poll waits for socket events until wake (-1: no instant to keep), handles
@@ -390,21 +227,30 @@ func (l *evloop) poll(wake int64) {
 	if l.busy > 0 || l.queued > 0 {
 		timeout = min(timeout, l.nextScan-now)
 	}
-	if len(l.w.rows) > 0 && now-l.w.first > flushAge/2 {
-		l.w.flush() // a slow run still reaches the file every second
+	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
+		l.sink.flush() // a slow run still reaches the file every second
 	}
 	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
-		l.sleep(timeout)
+		rawSleep(timeout)
 		timeout = 0
 	}
-	n := l.wait(max(timeout, 0))
+	n, err := l.p.wait(max(timeout, 0))
+	if err != nil {
+		// The epoll set is broken: nothing more can be sent or read. The
+		// run stops with the error; what is in flight is interrupted.
+		ex.broken(err)
+	}
 	t := time.Now()
 	l.now = int64(t.Sub(ex.clock.base))
 	l.wallBase = t.UnixNano() - l.now
 	for i := range n {
-		ev := &l.evs[i]
+		ev := &l.p.evs[i]
+		if ev.Fd == wakeID {
+			l.woken()
+			continue
+		}
 		c := l.conns[ev.Fd]
 		if c == nil || c.fd < 0 {
 			continue
@@ -424,21 +270,16 @@ func (l *evloop) poll(wake int64) {
 	l.closed = l.closed[:0]
 }
 
-// wait is epoll_pwait2: its timeout has ns resolution, where epoll_wait's
-// counts whole milliseconds. It is a raw syscall even when it blocks: told
-// of a blocking call, the runtime's monitor takes the P away after 20 µs
-// and hands it to another thread, and the loop pays two context switches
-// and a futex to get it back, about once per wait. There is always a spare
-// P for the rest of the process (see chooseEngine); the monitor interrupts
-// a wait longer than 10 ms with a signal, which is harmless (EINTR).
-func (l *evloop) wait(timeout int64) int {
-	ts := unix.NsecToTimespec(timeout)
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.evs[0])),
-		uintptr(len(l.evs)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-	if e != 0 {
-		return 0 // EINTR
+// woken looks again at the connections another goroutine asked about: a
+// transport whose handshake moved on outside the loop.
+func (l *evloop) woken() {
+	for _, id := range l.p.woken() {
+		if int(id) < len(l.conns) {
+			if c := l.conns[id]; c.fd >= 0 {
+				l.pump(c)
+			}
+		}
 	}
-	return int(r)
 }
 
 // event handles one socket's readiness.
@@ -448,19 +289,21 @@ func (l *evloop) event(c *lconn, ev uint32) {
 		if ev&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
 			return
 		}
-		errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-		if err == nil && errno != 0 {
-			err = syscall.Errno(errno)
-		}
-		if err != nil {
+		if err := connectResult(c.fd); err != nil {
 			l.fail(c, &dialError{err})
 			return
 		}
-		c.state = connBusy
-		l.modify(c, false)
-		l.write(c)
+		l.connected(c)
+	case connHandshaking:
+		if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			l.read(c)
+			if c.state != connHandshaking {
+				return
+			}
+		}
+		l.pump(c)
 	case connBusy:
-		if c.pending != nil && ev&(unix.EPOLLOUT|unix.EPOLLERR) != 0 {
+		if c.wantOut && ev&(unix.EPOLLOUT|unix.EPOLLERR) != 0 {
 			l.write(c)
 			if c.state != connBusy || c.pending != nil {
 				return
@@ -471,15 +314,42 @@ func (l *evloop) event(c *lconn, ev uint32) {
 		}
 	case connIdle:
 		// An idle connection has nothing to say: the server closed it
-		// (or sent bytes nobody asked for). Either way it is done.
+		// (or sent bytes nobody asked for). Either way it is done, and
+		// never carries a request.
 		l.closeConn(c)
+		l.refill(c.t)
 	}
+}
+
+// fireWakes acts on what waited for an instant now come (everything once
+// the run stops): users' next requests, sessions' next steps.
+func (l *evloop) fireWakes() {
+	for l.wakes.len() > 0 && (l.wakes.top() <= l.now || l.ex.stopping()) {
+		_, id := l.wakes.pop()
+		if id >= 0 {
+			l.userNext(id)
+		} else {
+			l.sessionNext(^id)
+		}
+	}
+}
+
+// nextWake is the instant of the next wake-up, -1 without one.
+func (l *evloop) nextWake() int64 {
+	if l.wakes.len() == 0 {
+		return -1
+	}
+	return l.wakes.top()
 }
 
 // dispatch gives a job a connection: an idle one, a new one, or a place in
 // the target's queue.
 func (l *evloop) dispatch(j ljob) {
 	t := l.targets[j.pr.spec.Target]
+	if j.own {
+		l.dispatchOwn(t, j)
+		return
+	}
 	if n := len(t.idle); n > 0 {
 		c := t.idle[n-1]
 		t.idle = t.idle[:n-1]
@@ -495,400 +365,25 @@ func (l *evloop) dispatch(j ljob) {
 	l.armScan()
 }
 
-// armScan makes sure the timeout scan runs within scanEvery.
-func (l *evloop) armScan() {
-	if l.busy+l.queued == 1 {
-		l.nextScan = l.now + scanEvery
-	}
-}
-
-// dial opens a non-blocking connection for j.
-func (l *evloop) dial(t *ltarget, j ljob) {
-	if l.ex.aborted.Load() {
-		l.finishJob(j, -1, 0, 0, &dialError{errAborted})
-		return
-	}
-	fd, err := unix.Socket(t.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		l.finishJob(j, -1, 0, 0, &dialError{err})
-		return
-	}
-	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	if l.stamps {
-		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
-			unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE)
-	}
-	err = unix.Connect(fd, t.sa)
-	if err != nil && err != unix.EINPROGRESS {
-		unix.Close(fd)
-		l.finishJob(j, -1, 0, 0, &dialError{err})
-		return
-	}
-	c := l.newConn(fd, t)
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: c.id}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		l.releaseConn(c)
-		l.finishJob(j, -1, 0, 0, &dialError{err})
-		return
-	}
-	c.wantOut = true
-	l.outs++
-	t.open++
-	c.state = connDialing
-	c.job = j
-	c.dialEnd = j.ready + t.connect
-	c.deadline = j.ready + int64(j.pr.timeout)
-	l.busy++
-	l.armScan()
-	l.prepare(c)
-}
-
-func (l *evloop) newConn(fd int, t *ltarget) *lconn {
-	var c *lconn
-	if n := len(l.free); n > 0 {
-		c = l.conns[l.free[n-1]]
-		l.free = l.free[:n-1]
-	} else {
-		c = &lconn{id: int32(len(l.conns)), rbuf: make([]byte, readBuf)}
-		c.p.Head = l.headHook(c)
-		l.conns = append(l.conns, c)
-	}
-	c.fd, c.t, c.rlen, c.wantOut = fd, t, 0, false
-	return c
-}
-
-// begin starts j on the idle connection c.
-func (l *evloop) begin(c *lconn, j ljob) {
-	c.state = connBusy
-	c.job = j
-	c.deadline = j.ready + int64(j.pr.timeout)
-	l.busy++
-	l.armScan()
-	l.prepare(c)
-	l.write(c)
-}
-
-// prepare readies c's request bytes and response parser for its job.
-func (l *evloop) prepare(c *lconn) {
-	pr := c.job.pr
-	if pr.wire != nil {
-		c.pending = pr.wire
-	} else {
-		w := l.w
-		w.vals.Slot = c.job.k
-		w.vals.Row = l.ex.s.Row(int(c.job.entry), c.job.k)
-		c.wbuf = l.wire.render(c.wbuf[:0], pr, &w.vals, &w.req)
-		c.pending = c.wbuf
-	}
-	c.sent, c.out, c.in = -1, 0, 0
-	c.sampling = false
-	c.p.Reset(pr.spec.Method == "HEAD", c.t.maxBody)
-}
-
-// headHook is c's parser hook: once a response's status is known, it
-// decides whether the response is the first of its kind, worth a sample.
-func (l *evloop) headHook(c *lconn) func(int, []byte) int {
-	return func(status int, head []byte) int {
-		ep := c.job.pr.endpoint
-		if status < 0 || status > 0xffff || (ep == c.seenEP && uint16(status) == c.seenStatus) {
-			return 0
-		}
-		if !l.w.sampleNew(ep, uint16(status)) {
-			c.seenEP, c.seenStatus = ep, uint16(status)
-			return 0
-		}
-		c.sampling = true
-		c.head = append(c.head[:0], head...)
-		return l.ex.maxSample
-	}
-}
-
-// write sends what is left of c's request.
-func (l *evloop) write(c *lconn) {
-	if c.sent < 0 {
-		c.sent = l.ex.clock.now()
-	}
-	for len(c.pending) > 0 {
-		n, errno := rawWrite(c.fd, c.pending)
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno == unix.EAGAIN {
-			if !c.wantOut {
-				l.modify(c, true)
-			}
-			return
-		}
-		if errno != 0 {
-			l.fail(c, errno)
-			return
-		}
-		c.out += int64(n)
-		c.pending = c.pending[n:]
-	}
-	c.pending = nil
-	if c.wantOut {
-		l.modify(c, false)
-	}
-}
-
-// read reads what arrived on c and feeds it to the parser.
-func (l *evloop) read(c *lconn) {
-	for {
-		n, errno := l.recv(c, c.rbuf[c.rlen:])
-		switch {
-		case errno == unix.EAGAIN:
-			return
-		case errno == unix.EINTR:
-			continue
-		case errno != 0:
-			l.fail(c, errno)
-			return
-		case n == 0:
-			if _, err := c.p.EOF(); err != nil { // else the body ended with the connection
-				l.fail(c, err)
-				return
-			}
-			c.p.Close = true
-			l.complete(c, l.ex.clock.now()) // the close itself carries no stamp
-			return
-		}
-		c.in += int64(n)
-		full := c.rlen+n == len(c.rbuf)
-		c.rlen += n
-		used, done, err := c.p.Feed(c.rbuf[:c.rlen])
-		if err != nil {
-			l.fail(c, err)
-			return
-		}
-		if used > 0 {
-			c.rlen = copy(c.rbuf, c.rbuf[used:c.rlen])
-		}
-		if done {
-			l.complete(c, c.rxAt)
-			return
-		}
-		if !c.partial {
-			c.partial = true
-			l.partials++
-		}
-		if c.rlen == len(c.rbuf) && len(c.rbuf) >= maxReadBuf {
-			l.fail(c, h1.ErrProtocol) // unreachable: the parser refuses heads over h1.MaxHead
-			return
-		}
-		if full && len(c.rbuf) < maxReadBuf {
-			// A head larger than the buffer, or a large body: fewer,
-			// larger reads from now on.
-			grown := make([]byte, min(2*len(c.rbuf), maxReadBuf))
-			copy(grown, c.rbuf[:c.rlen])
-			c.rbuf = grown
-		}
-		if !full {
-			return // level-triggered: epoll says when there is more
-		}
-	}
-}
-
-// complete records c's response, finished at done, and frees c for the
-// next job.
-func (l *evloop) complete(c *lconn, done int64) {
-	l.whole(c)
-	j := c.job
-	// Bytes beyond the response (we never pipeline) mean the server and the
-	// framing disagree, and a server that answered before reading the
-	// whole request (a 413, say) has the rest of it still coming: either
-	// way the connection cannot be trusted with another request.
-	keepConn := !c.p.Close && c.rlen == 0 && c.pending == nil
-	row := l.w.outcome(j.pr, j.k, j.sched, c.sent, done, c.out, c.in, c.p.Status, nil)
-	if c.sampling && l.w.wantSample(&row) {
-		l.w.putSample(&row, j.pr, c.head, c.p.Body, c.p.BodyLen)
-	}
-	l.w.keep(row, done)
-	l.busy--
-	if keepConn && !l.ex.aborted.Load() {
-		l.reuse(c)
-	} else {
-		l.closeConn(c)
-		l.refill(c.t)
-	}
-	if j.user >= 0 {
-		l.userDone(j.user, done, true)
-	}
-}
-
-// reuse hands the idle connection c to the next queued job of its target,
-// or parks it.
-func (l *evloop) reuse(c *lconn) {
-	c.state = connIdle
-	t := c.t
-	if t.queue.len() > 0 {
-		j := t.queue.pop()
-		l.queued--
+// dispatchOwn gives a job of a session with its own connections the
+// session's connection to t, a new one, or a place in t's queue. Its
+// connections count against the target's cap like the pool's: an idle
+// pool connection makes room for it.
+func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
+	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.state == connIdle {
 		l.begin(c, j)
 		return
 	}
-	t.idle = append(t.idle, c)
-}
-
-// fail records c's job as failed with err and closes c.
-func (l *evloop) fail(c *lconn, err error) {
-	j, sent, out, in := c.job, c.sent, c.out, c.in
-	dialing := c.state == connDialing
-	l.busy--
-	l.closeConn(c)
-	if _, isTimeout := err.(timeoutError); dialing && !isTimeout {
-		if _, ok := err.(*dialError); !ok {
-			err = &dialError{err}
-		}
+	if t.open >= t.maxConns && len(t.idle) > 0 {
+		l.closeConn(t.idle[0])
 	}
-	l.finishJob(j, sent, out, in, err)
-}
-
-// finishJob records a job that ended without a response.
-func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
-	done := l.ex.clock.now()
-	row := l.w.outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
-	if l.w.wantSample(&row) {
-		l.w.putSample(&row, j.pr, nil, nil, 0)
-	}
-	l.w.keep(row, done)
-	l.refill(l.targets[j.pr.spec.Target])
-	if j.user >= 0 {
-		l.userDone(j.user, done, false)
-	}
-}
-
-// refill dials for queued jobs while a closed connection left room. Dials
-// that fail at once come back here: the flag keeps that a loop, not a
-// recursion.
-func (l *evloop) refill(t *ltarget) {
-	if l.refilling {
+	if t.open < t.maxConns {
+		l.dial(t, j)
 		return
 	}
-	l.refilling = true
-	for t.queue.len() > 0 && t.open < t.maxConns && !l.ex.aborted.Load() {
-		q := t.queue.pop()
-		l.queued--
-		l.dial(t, q)
-	}
-	l.refilling = false
-}
-
-// closeConn closes c; a connection that was idle leaves its target's idle
-// list.
-func (l *evloop) closeConn(c *lconn) {
-	if c.fd < 0 {
-		return
-	}
-	t := c.t
-	if c.state == connIdle {
-		for i, x := range t.idle {
-			if x == c {
-				t.idle = append(t.idle[:i], t.idle[i+1:]...)
-				break
-			}
-		}
-	}
-	t.open--
-	l.releaseConn(c)
-}
-
-// whole marks c as no longer holding part of a response.
-func (l *evloop) whole(c *lconn) {
-	if c.partial {
-		c.partial = false
-		l.partials--
-	}
-}
-
-func (l *evloop) releaseConn(c *lconn) {
-	l.whole(c)
-	unix.Close(c.fd) // also leaves the epoll set
-	if c.wantOut {
-		c.wantOut = false
-		l.outs--
-	}
-	c.fd = -1
-	c.state = connIdle
-	c.pending = nil
-	l.closed = append(l.closed, c.id)
-}
-
-// modify switches EPOLLOUT interest on or off.
-func (l *evloop) modify(c *lconn, out bool) {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: c.id}
-	if out {
-		ev.Events |= unix.EPOLLOUT
-	}
-	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
-	if out != c.wantOut {
-		if out {
-			l.outs++
-		} else {
-			l.outs--
-		}
-	}
-	c.wantOut = out
-}
-
-// scan fails what outlived its timeout: dials, requests in flight, and
-// jobs that waited too long for a connection.
-func (l *evloop) scan() {
-	now := l.now
-	// Every millisecond plus a µs per connection: thousands of connections
-	// are not walked a thousand times a second.
-	l.nextScan = now + scanEvery + int64(len(l.conns))*int64(time.Microsecond)
-	for _, c := range l.conns {
-		if c.fd < 0 || c.state == connIdle {
-			continue
-		}
-		switch {
-		case c.state == connDialing && now >= c.dialEnd:
-			l.fail(c, &dialError{timeoutError{}})
-		case now >= c.deadline:
-			l.fail(c, timeoutError{})
-		}
-	}
-	for _, t := range l.targets {
-		for t.queue.len() > 0 {
-			if j := t.queue.peek(); now < j.ready+int64(j.pr.timeout) {
-				break
-			}
-			j := t.queue.pop()
-			l.queued--
-			l.finishJob(j, -1, 0, 0, timeoutError{})
-		}
-	}
-}
-
-// dropQueued records the jobs still waiting for a connection as not sent:
-// after a stop nothing new starts.
-func (l *evloop) dropQueued() {
-	for _, t := range l.targets {
-		for t.queue.len() > 0 {
-			j := t.queue.pop()
-			l.queued--
-			l.w.notSent(j.k, int(j.entry), j.sched)
-			if j.user >= 0 {
-				l.active--
-			}
-		}
-	}
-}
-
-// abort cuts every connection: what is in flight is recorded as
-// interrupted.
-func (l *evloop) abort() {
-	for _, c := range l.conns {
-		if c.fd < 0 {
-			continue
-		}
-		if c.state == connIdle {
-			l.closeConn(c)
-			continue
-		}
-		l.fail(c, errAborted)
-	}
+	t.queue.push(j)
+	l.queued++
+	l.armScan()
 }
 
 // finish closes what is left and hands the last rows over.
@@ -898,73 +393,10 @@ func (l *evloop) finish() {
 			l.closeConn(c)
 		}
 	}
-	unix.Close(l.epfd)
-	if l.stamps && l.keeper >= 0 {
-		unix.Close(l.keeper)
+	l.p.close()
+	if l.keeper >= 0 {
+		closeFD(l.keeper)
 	}
-	if l.src != nil && l.loopIdx == 0 {
-		// Every loop reads the whole stream; the first one speaks for all.
-		if err := compile.StreamErr(l.src); err != nil {
-			l.ex.streamErr = err
-		} else if l.srcDone && l.k != uint64(l.ex.s.Count) {
-			l.ex.streamErr = fmt.Errorf("the schedule ended after %d of its %d slots", l.k, l.ex.s.Count)
-		}
-	}
-	l.w.flush()
-}
-
-func rawWrite(fd int, b []byte) (int, syscall.Errno) {
-	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-	return int(r), e
-}
-
-func rawRead(fd int, b []byte) (int, syscall.Errno) {
-	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-	return int(r), e
-}
-
-// lowerThreadPriority puts the calling thread in SCHED_IDLE: it runs only
-// when nothing else on its core wants to. Best effort.
-func lowerThreadPriority() {
-	_ = unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0)
-}
-
-// recv reads from c into b and sets c.rxAt: the kernel's receive stamp of
-// the last bytes read when the loop keeps stamps, else the clock now.
-func (l *evloop) recv(c *lconn, b []byte) (int, syscall.Errno) {
-	if !l.stamps {
-		n, errno := rawRead(c.fd, b)
-		c.rxAt = l.ex.clock.now()
-		return n, errno
-	}
-	l.iov.Base = &b[0]
-	l.iov.SetLen(len(b))
-	l.msg.Iov = &l.iov
-	l.msg.Iovlen = 1
-	l.msg.Control = &l.oob[0]
-	l.msg.SetControllen(len(l.oob))
-	r, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&l.msg)), 0)
-	if errno != 0 || r == 0 {
-		return int(r), errno
-	}
-	c.rxAt = l.ex.clock.now()
-	// One control message is asked for: SCM_TIMESTAMPING, whose first
-	// timespec is the software receive stamp (wall clock).
-	const hdr = unix.SizeofCmsghdr
-	if int(l.msg.Controllen) >= hdr+int(unsafe.Sizeof(unix.Timespec{})) {
-		h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
-		if h.Level == unix.SOL_SOCKET && h.Type == unix.SO_TIMESTAMPING {
-			ts := (*unix.Timespec)(unsafe.Pointer(&l.oob[hdr]))
-			if at := ts.Nano() - l.wallBase; at > 0 && at < c.rxAt && (c.sent < 0 || at >= c.sent) {
-				c.rxAt = at
-			}
-		}
-	}
-	return int(r), 0
-}
-
-// sleep sleeps d ns without watching the sockets.
-func (l *evloop) sleep(d int64) {
-	ts := unix.NsecToTimespec(d)
-	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	l.open.finish()
+	l.sink.flush()
 }

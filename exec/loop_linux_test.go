@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -150,6 +151,9 @@ func TestLoopAllocatesNothingPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 1 s run")
 	}
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	srv := serve(t, ok)
 	s := schedule(srv.addr, 0, time.Millisecond)
 	s.Model, s.Count = compile.Closed, 0
@@ -237,5 +241,69 @@ func TestLoopLargeResponses(t *testing.T) {
 		if len(samples) != 1 || samples[0].BodySize != uint32(len(big)) || string(samples[0].Body) != big[:len(samples[0].Body)] || len(samples[0].Body) == 0 {
 			t.Fatalf("chunked %v: samples %d, size %d", chunked, len(samples), samples[0].BodySize)
 		}
+	}
+}
+
+// Sessions on the loop allocate nothing per request either: a closed run
+// of log-in-then-ten-requests sessions, the token captured from a header
+// and sent back in every request.
+func TestLoopScenarioAllocatesNothingPerRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 1 s run")
+	}
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	var bad atomic.Int64
+	srv := serve(t, func(ctx *fasthttp.RequestCtx) {
+		if string(ctx.Path()) == "/login" {
+			ctx.Response.Header.Set("X-Token", "tok-42")
+			ctx.SetBodyString(`{"token":"tok-42"}`)
+			return
+		}
+		if string(ctx.Request.Header.Peek("Authorization")) != "Bearer tok-42" {
+			bad.Add(1)
+		}
+		ok(ctx)
+	})
+	s := compilePlan(t, fmt.Sprintf(`
+target "api" {
+  url         = "http://%s"
+  connections = 4
+}
+scenario "journey" {
+  step "login" {
+    method  = "POST"
+    path    = "/login"
+    capture = { token = header("X-Token") }
+  }
+  step "me" {
+    path    = "/me"
+    headers = { Authorization = "Bearer ${captured.token}" }
+    repeat  = 10
+  }
+}
+load {
+  model = "closed"
+  stage {
+    duration = "1s"
+    users    = 4
+  }
+}
+`, srv.addr), nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := Run(t.Context(), s, Options{OutDir: t.TempDir() + "/run", Engine: EngineLoop})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Requests < 2000 || out.OK != out.Requests || bad.Load() != 0 {
+		t.Fatalf("%d requests, %d ok, %d without the captured token", out.Requests, out.OK, bad.Load())
+	}
+	perRequest := float64(after.Mallocs-before.Mallocs) / float64(out.Requests)
+	t.Logf("%d requests, %.3f allocations per request", out.Requests, perRequest)
+	if perRequest > 0.2 {
+		t.Fatalf("%.2f allocations per request: something on a session's per-request path allocates", perRequest)
 	}
 }

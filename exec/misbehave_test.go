@@ -2,9 +2,11 @@ package exec
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -208,18 +210,25 @@ func TestGarbageFailsFast(t *testing.T) {
 // otherwise; asking for the loop where it cannot run says why.
 func TestChooseEngine(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
-	if c, err := chooseEngine(s, results.Shard{Count: 1}, ""); err != nil || (loopSupported() && (c.name != EngineLoop || c.loops < 1)) {
+	ex := &executor{s: s, shard: results.Shard{Count: 1}}
+	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && (c.name() != EngineLoop || c.senders() < 1)) {
 		t.Fatalf("plain http: %+v %v", c, err)
 	}
-	s.Targets[0].Scheme = "https"
-	if c, _ := chooseEngine(s, results.Shard{Count: 1}, ""); c.name != EngineFasthttp {
-		t.Fatalf("https ran on %q", c.name)
+	// Scenarios, with a connection per session, run on the loop too.
+	s.Entries[0].Scenario, s.Entries[0].Connection, s.Targets[0].Connection = true, compile.ConnectionSession, compile.ConnectionSession
+	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && c.name() != EngineLoop) {
+		t.Fatalf("scenario: %+v %v", c, err)
 	}
-	_, err := chooseEngine(s, results.Shard{Count: 1}, EngineLoop)
-	if err == nil || !strings.Contains(err.Error(), `target "t" uses https`) {
+	s.Targets[0].Scheme = "https"
+	if c, _ := chooseEngine(ex, ""); c.name() != EngineFasthttp {
+		t.Fatalf("https ran on %q", c.name())
+	}
+	_, err := chooseEngine(ex, EngineLoop)
+	var input *InputError
+	if err == nil || !strings.Contains(err.Error(), `target "t" uses https`) || !errors.As(err, &input) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := chooseEngine(s, results.Shard{Count: 1}, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
+	if _, err := chooseEngine(ex, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -254,5 +263,26 @@ func TestHeadThenGetOnOneConnection(t *testing.T) {
 				t.Fatalf("%d of %d ok: %v", out.OK, n, out.ErrorKinds)
 			}
 		})
+	}
+}
+
+// stuckEngine is an engine whose start fails, as the loop's does when the
+// kernel refuses an epoll set.
+type stuckEngine struct{ fasthttpEngine }
+
+var errNoEpoll = errors.New("starting the loop engine: epoll_create1: too many open files")
+
+func (*stuckEngine) start() error { return errNoEpoll }
+
+// An engine that fails to start is the run failing, not the user's input:
+// Run returns its error (not an InputError, so the CLI exits 3), having
+// closed what it opened.
+func TestEngineStartFailure(t *testing.T) {
+	s := schedule("127.0.0.1:1", 1, time.Millisecond)
+	out, err := Run(t.Context(), s, Options{OutDir: filepath.Join(t.TempDir(), "run"),
+		engine: func(ex *executor) engine { return &stuckEngine{fasthttpEngine{ex: ex}} }})
+	var input *InputError
+	if out != nil || !errors.Is(err, errNoEpoll) || errors.As(err, &input) {
+		t.Fatalf("outcome %v, err %v", out, err)
 	}
 }

@@ -13,6 +13,8 @@ type monitor struct {
 	out      io.Writer // nil: no progress
 	terminal bool
 	total    time.Duration
+	// watch may end the run early (Options.Watch); nil: never.
+	watch func(now int64, completed func() int64) string
 
 	lastAt, lastDone int64
 	lastLine         int64
@@ -56,6 +58,12 @@ func (m *monitor) tick() {
 	}
 	_, done, failed := m.sums()
 	m.ex.th.observe(now, done, failed)
+	if m.watch != nil {
+		completed := func() int64 { _, d, _ := m.sums(); return d }
+		if reason := m.watch(now, completed); reason != "" {
+			m.ex.th.stopEarly(reason)
+		}
+	}
 	if m.out == nil {
 		return
 	}

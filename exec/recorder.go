@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -28,12 +27,14 @@ type recorder struct {
 	err        error
 	// failed is closed when writing first fails: the run stops then.
 	failed chan struct{}
+	// observe sees every row taken (Options.Observe); nil: none.
+	observe func(row *results.Row, ok bool)
 
 	batch []results.Row
 	// Everything below is the recorder goroutine's until done is closed.
 	totals  totals
-	latency *hdrhistogram.Histogram // corrected latency of every response, ns
-	window  *hdrhistogram.Histogram // the same over the last second, for progress
+	latency *results.LatencyHistogram // corrected latency of every response: what the verdict reads
+	window  *hdrhistogram.Histogram   // the same over the last second, for progress
 	kept    []results.Sample
 
 	// Live figures for progress, published once per window.
@@ -110,7 +111,7 @@ func newRecorder(w *results.Writer, workers, batchRows int) *recorder {
 		failed:  make(chan struct{}),
 		batch:   make([]results.Row, 0, batchRows),
 		// 3 significant digits: percentiles within 0.1%, ~1 MiB of counts.
-		latency: hdrhistogram.New(1, histogramMax, 3),
+		latency: results.NewLatencyHistogram(),
 		window:  hdrhistogram.New(1, histogramMax, 3),
 		totals:  totals{bigStatus: map[uint16]int64{}},
 	}
@@ -164,7 +165,6 @@ func (r *recorder) run(expect func(endpoint uint16, status uint16) bool) {
 			if !ok {
 				r.drainSamples()
 				r.writeBatch()
-				r.mergeWindow()
 				return
 			}
 			r.take(rows, expect)
@@ -221,12 +221,18 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	} else {
 		t.bigStatus[row.Status]++
 	}
+	ok := false
 	if row.Latency >= 0 {
 		v := min(max(row.Latency, 1), histogramMax)
-		_ = r.window.RecordValue(v) // in range by construction; merged into latency every second
+		_ = r.window.RecordValue(v) // in range by construction
+		r.latency.Record(row.Latency)
 		if row.Error == results.None && expect(row.Endpoint, row.Status) {
 			t.OK++
+			ok = true
 		}
+	}
+	if r.observe != nil {
+		r.observe(row, ok)
 	}
 }
 
@@ -251,21 +257,5 @@ func (r *recorder) publishWindow() {
 	}
 	r.p50.Store(r.window.ValueAtQuantile(50))
 	r.p99.Store(r.window.ValueAtQuantile(99))
-	r.mergeWindow()
-}
-
-// mergeWindow adds the window to the whole run's histogram and empties it:
-// one merge a second instead of a second RecordValue per row.
-func (r *recorder) mergeWindow() {
-	r.latency.Merge(r.window)
 	r.window.Reset()
-}
-
-// quantile is the corrected latency at q (0–100) over the whole run, in ns;
-// valid once the recorder is done.
-func (r *recorder) quantile(q float64) int64 {
-	if r.latency.TotalCount() == 0 {
-		return math.MinInt64
-	}
-	return r.latency.ValueAtQuantile(q)
 }

@@ -40,20 +40,8 @@ func prepareRequests(s *compile.Schedule, cs *clients) ([]preparedRequest, []str
 			index[rq.Name] = ep
 			names = append(names, rq.Name)
 		}
-		timeout := t.Timeout
-		if timeout <= 0 {
-			timeout = 5 * time.Second
-		}
-		host := t.Host
-		if host == "" {
-			host = t.Addr
-		}
-		scheme := t.Scheme
-		if scheme == "" {
-			scheme = "http"
-		}
-		pr := preparedRequest{spec: rq, client: cs.hosts[rq.Target], timeout: timeout, endpoint: ep,
-			origin: []byte(scheme + "://" + host)}
+		pr := preparedRequest{spec: rq, client: cs.hosts[rq.Target], timeout: t.Timeout, endpoint: ep,
+			origin: []byte(t.Scheme + "://" + t.Host)}
 		if isStatic(rq) {
 			req := new(fasthttp.Request)
 			// The static request owns its buffer for good: SetBodyRaw keeps it.

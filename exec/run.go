@@ -1,10 +1,30 @@
 // Package exec replays a compiled schedule against real servers and records
 // one row per slot into the run directory's Arrow files, with latency
 // measured from each slot's due instant so a stalling server cannot hide
-// behind coordinated omission. Two engines send: an epoll event loop per
-// spare core on raw sockets for plain-HTTP plans (loop_linux.go), and
-// lock-free fasthttp workers for TLS and scenarios (worker.go, pacer.go,
-// session.go); engine.go picks one.
+// behind coordinated omission.
+//
+// Two engines send (engine.go picks one; both record through a rowSink,
+// sink.go): an epoll event loop per spare core on raw sockets
+// (loop_linux.go and the loop*_linux.go files), and lock-free fasthttp
+// workers, the engine where epoll is missing (worker.go, pacer.go,
+// session.go). fasthttp writes the request bytes for both.
+//
+// The loop has two seams, so protocols and security plug in without
+// touching its event handling (docs/engines.md has the whole picture):
+//
+//   - A transport (transport.go) sits between a connection's
+//     socket and its codec: nil for plain sockets, a userspace TLS layer
+//     for https. It is fed the socket's bytes, hands out plaintext, takes
+//     plaintext and hands out bytes for the socket; its handshake may finish
+//     on another goroutine, which wakes the loop through the poller.
+//   - A codec (loopcodec_linux.go) frames exchanges over the plaintext:
+//     h1Codec for HTTP/1.1 (one exchange at a time); codecs that carry many
+//     exchanges on one connection keep their own table of in-flight jobs.
+//
+// Below both, the poller (poller_linux.go) is the only code that makes
+// system calls; above, the open and closed drivers (loopopen_linux.go,
+// loopclosed_linux.go) decide when a job starts, and looptimeout_linux.go
+// when one has waited too long.
 package exec
 
 import (
@@ -17,7 +37,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -49,6 +68,27 @@ type Options struct {
 	// Engine picks what sends the requests: EngineLoop, EngineFasthttp, or
 	// "" for the loop wherever it can run the plan (see chooseEngine).
 	Engine string
+
+	// transport, when set, wraps every loop connection (the transport
+	// seam's own tests).
+	transport transportFactory
+	// engine, when set, replaces the chosen engine (tests of what Run does
+	// when an engine fails to start).
+	engine func(*executor) engine
+	// Probe is written to the results' metadata (results.KeyProbe) when a
+	// capacity search runs this schedule as one of its probes.
+	Probe string
+	// Observe, when set, sees every row as the recorder takes it (ok: a
+	// response with an expected status), on the recorder's goroutine. It
+	// must not keep row.
+	Observe func(row *results.Row, ok bool)
+	// Watch, when set, is asked on every monitor tick (250 ms) whether the
+	// run must stop: a non-empty answer ends it early with that reason, as
+	// a live threshold would, whatever thresholds.abort says. now is the
+	// run's clock; completed counts the outcomes so far (every row but
+	// not_sent), read when called, so a caller can order it after its own
+	// reads.
+	Watch func(now int64, completed func() int64) (stop string)
 }
 
 // The engines.
@@ -78,10 +118,14 @@ type Outcome struct {
 
 	Interrupted bool // stopped by Options.Interrupt or the context
 	EarlyExit   bool // stopped by a live threshold
-	// Overran: work was still running at the schedule's end plus the
-	// grace, and was cut off then (see schedule_end.go).
+	// Overran: a session was still sending at the schedule's end plus the
+	// grace, and was cut short then (see schedule_end.go).
 	Overran bool
-	// ThresholdFailures lists every failed threshold as "name: detail".
+	// Thresholds is the run's verdict: every threshold of the plan judged
+	// on the whole run, and "early_exit" when a live one stopped it.
+	Thresholds []results.ThresholdResult
+	// ThresholdFailures lists the verdict's failures as "name: detail", as
+	// meta.json holds them.
 	ThresholdFailures []string
 }
 
@@ -91,26 +135,16 @@ func (o *Outcome) Passed() bool {
 }
 
 // Run replays s and writes the run directory opt.OutDir. It returns an
-// error only when the run could not be carried out or recorded; failed
-// thresholds and interruptions are in the Outcome.
+// error only when the run could not be carried out or recorded (an
+// *InputError when what it was given is at fault); failed thresholds and
+// interruptions are in the Outcome.
 func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error) {
 	if err := check(s); err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
-	if opt.Grace <= 0 {
-		opt.Grace = 2 * time.Second
-	}
-	if opt.MaxBodySample <= 0 {
-		opt.MaxBodySample = results.SampleBodyLimit
-	}
-	if opt.MaxResponseBody <= 0 {
-		opt.MaxResponseBody = defaultMaxResponseBody
-	}
-	if opt.Shard.Count == 0 {
-		opt.Shard = results.Shard{Index: 0, Count: 1}
-	}
+	opt.defaults()
 	if err := makeRunDir(opt.OutDir); err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	if opt.TPlan != nil {
 		if err := writeFile(filepath.Join(opt.OutDir, PlanFile), opt.TPlan); err != nil {
@@ -128,7 +162,8 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
-		maxBody: opt.MaxResponseBody}
+		maxBody: opt.MaxResponseBody, transport: opt.transport}
+	ex.runTag = runTag(out.RunID)
 	out.Start = opt.StartAt
 	if out.Start.IsZero() {
 		out.Start = time.Now()
@@ -147,18 +182,20 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	defer ex.cl.close()
 	reqs, names, err := prepareRequests(s, ex.cl)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	ex.reqs = reqs
 	if ex.scen, err = newScenarios(ex); err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
-	choice, err := chooseEngine(s, opt.Shard, opt.Engine)
+	eng, err := chooseEngine(ex, opt.Engine)
 	if err != nil {
 		return nil, err
 	}
-	engine := choice.name
-	out.Engine, meta.Engine = engine, engine
+	if opt.engine != nil {
+		eng = opt.engine(ex)
+	}
+	out.Engine, meta.Engine = eng.name(), eng.name()
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
 	if err != nil {
@@ -171,7 +208,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: scenarioSteps(s), Slots: s.Count,
+		Scenarios: scenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
 	}, names)
 	if err != nil {
 		return nil, recordError(opt.OutDir, err)
@@ -184,22 +221,10 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		}
 	}
 
-	workers := len(s.Users)
-	if s.Model == compile.Open {
-		workers = workerCount(s, s.Count)
-	}
-	if engine == EngineLoop {
-		workers = choice.loops
-	}
-	// The loop engine's recorder runs at idle priority and never delays a
-	// burst, so its open model takes the large batches too.
-	batch := closedBatchRows
-	if s.Model == compile.Open && engine != EngineLoop {
-		batch = openBatchRows
-	}
-	ex.rec = newRecorder(w, workers, batch)
-	if engine == EngineLoop {
-		// The loops hold their Ps; the recorder gets one of its own even
+	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
+	ex.rec.observe = opt.Observe
+	if eng.background() {
+		// The engine holds its Ps; the recorder gets one of its own even
 		// on one core, and idle priority there (see recorder.run).
 		if runtime.GOMAXPROCS(0) == 1 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
@@ -208,7 +233,6 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	go ex.rec.run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
 
-	var session atomic.Uint64
 	if s.Model == compile.Closed {
 		ex.pick = s.Picker()
 		ex.bucks = make([]*bucket, len(s.Entries))
@@ -216,25 +240,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 			ex.bucks[i] = newBucket(e.MaxRate)
 		}
 	}
-	switch {
-	case engine == EngineLoop:
-		loops, err := ex.newLoops(choice.loops, choice.addrs)
-		if err != nil {
-			close(ex.rec.in)
-			<-ex.rec.done
-			return nil, fmt.Errorf("starting the loop engine: %w (--engine fasthttp runs without it)", err)
-		}
-		if s.Model == compile.Open {
-			ex.startLoopsOpen(loops, s.Slots)
-		} else {
-			ex.startLoopsClosed(loops, &session)
-		}
-	case s.Model == compile.Open:
-		ex.startOpen(s.Slots())
-	default:
-		ex.startClosed(&session)
+	if err := eng.start(); err != nil {
+		close(ex.rec.in)
+		<-ex.rec.done
+		return nil, err
 	}
-	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration}
+	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
@@ -259,6 +270,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	<-ex.rec.done
 	out.End = time.Now()
 	werr := ex.rec.err
+	if ex.engineErr != nil && werr == nil {
+		werr = fmt.Errorf("the %s engine failed: %w; the results hold the slots recorded before it", eng.name(), ex.engineErr)
+	}
 	if ex.streamErr != nil && werr == nil {
 		werr = fmt.Errorf("reading the schedule: %w; the results hold the slots read before it", ex.streamErr)
 	}
@@ -275,7 +289,12 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		werr = err
 	}
 
-	ex.th.final(ex.rec.quantile)
+	if f, ok := eng.(interface{ finish(dir string) error }); ok {
+		if err := f.finish(opt.OutDir); werr == nil && err != nil {
+			werr = err
+		}
+	}
+
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
@@ -284,6 +303,29 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		werr = err
 	}
 	return out, recordError(opt.OutDir, werr)
+}
+
+// Defaults of Options left zero.
+const (
+	DefaultGrace           = 2 * time.Second
+	DefaultMaxResponseBody = 64 << 20
+)
+
+// defaults fills what the caller left zero: the one place Options are
+// defaulted.
+func (opt *Options) defaults() {
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGrace
+	}
+	if opt.MaxBodySample <= 0 {
+		opt.MaxBodySample = results.SampleBodyLimit
+	}
+	if opt.MaxResponseBody <= 0 {
+		opt.MaxResponseBody = DefaultMaxResponseBody
+	}
+	if opt.Shard.Count == 0 {
+		opt.Shard = results.Shard{Index: 0, Count: 1}
+	}
 }
 
 // check refuses schedules this executor cannot run faithfully.
@@ -299,13 +341,20 @@ func check(s *compile.Schedule) error {
 			return fmt.Errorf("scenario %q has no steps; give it at least one step block", e.Name)
 		}
 		for _, st := range e.Steps {
-			if r := st.Request; r < 0 || r >= len(s.Requests) {
+			if r := st.Request; (r < 0 && st.Kind.Rows()) || r >= len(s.Requests) {
 				return fmt.Errorf("entry %q names request %d, the schedule has %d; recompile the plan", e.Name, r, len(s.Requests))
 			}
 		}
 	}
 	if s.Model != compile.Open && s.Model != compile.Closed {
 		return fmt.Errorf("the schedule has no load model")
+	}
+	// The plan's loader set every default; a target without them was not
+	// compiled by this tressi.
+	for _, t := range s.Targets {
+		if t.Connections < 1 || t.Timeout <= 0 || t.ConnectTimeout <= 0 || t.Scheme == "" || t.Host == "" || t.Addr == "" {
+			return fmt.Errorf("target %q lacks its connections, timeouts, scheme or address; recompile the plan with this tressi", t.Name)
+		}
 	}
 	return nil
 }
@@ -332,23 +381,6 @@ func expectMap(names []string, expect [][]int) map[string][]int {
 		}
 	}
 	return m
-}
-
-func (ex *executor) fillOutcome(out *Outcome) {
-	t := &ex.rec.totals
-	out.Requests, out.Sent, out.OK = t.Requests, t.Sent, t.OK
-	out.ErrorKinds, out.Status = t.errorKinds(), t.statuses()
-	out.Interrupted, out.EarlyExit = ex.interrupted.Load(), ex.earlyExit.Load()
-	out.ThresholdFailures = ex.th.list()
-	if ex.rec.latency.TotalCount() > 0 {
-		out.Latency = map[string]time.Duration{}
-		for _, p := range []struct {
-			name string
-			q    float64
-		}{{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}} {
-			out.Latency[p.name] = time.Duration(ex.rec.quantile(p.q))
-		}
-	}
 }
 
 func exitStatus(o *Outcome, err error) string {
@@ -383,4 +415,13 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// runTag is a short tag of the run id, in WebSocket marks.
+func runTag(id string) uint32 {
+	var t uint32
+	for _, c := range []byte(id) {
+		t = t*31 + uint32(c)
+	}
+	return t
 }

@@ -229,10 +229,10 @@ func TestInterrupt(t *testing.T) {
 func TestEarlyExit(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		th   plan.Thresholds
+		th   results.Thresholds
 	}{
-		{"status_codes", plan.Thresholds{StatusCodes: []int{503}, Abort: true}},
-		{"error_rate", plan.Thresholds{ErrorRate: 0.1, Abort: true}},
+		{"status_codes", results.Thresholds{StatusCodes: []int{503}, Abort: true}},
+		{"error_rate", results.Thresholds{ErrorRate: 0.1, Abort: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := serve(t, func(ctx *fasthttp.RequestCtx) {

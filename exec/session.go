@@ -2,11 +2,9 @@ package exec
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
@@ -34,6 +32,9 @@ type sessionStep struct {
 	think   int64
 	capture []capturer
 	needs   []int
+	// What the captures read of a response: the loop keeps a response's
+	// head, or its body up to captureBodyLimit, only when they do.
+	readsHead, readsBody bool
 }
 
 // newScenarios prepares the schedule's scenario entries; nil when it has
@@ -44,11 +45,11 @@ func newScenarios(ex *executor) (*scenarios, error) {
 	found := false
 	for i := range s.Entries {
 		e := &s.Entries[i]
-		if !e.Scenario {
-			continue
+		if !e.Scenario || e.WebSocket {
+			continue // WebSocket sessions run on the WebSocket loop (wsloop_linux.go)
 		}
 		found = true
-		p := &scenario{ownConn: e.Connection == plan.ConnectionSession}
+		p := &scenario{ownConn: e.Connection == compile.ConnectionSession}
 		for _, st := range e.Steps {
 			ss := sessionStep{req: &ex.reqs[st.Request], repeat: max(st.Repeat, 1), think: int64(max(st.Think, 0))}
 			for _, c := range st.Captures {
@@ -58,8 +59,10 @@ func newScenarios(ex *executor) (*scenarios, error) {
 				}
 				p.captures = max(p.captures, c.Index+1)
 				ss.capture = append(ss.capture, cp)
+				ss.readsBody = ss.readsBody || cp.readsBody()
+				ss.readsHead = ss.readsHead || !cp.readsBody()
 			}
-			ss.needs = capturesUsed(ss.req.spec)
+			ss.needs = ss.req.spec.CaptureSlots()
 			for _, n := range ss.needs {
 				p.captures = max(p.captures, n+1)
 			}
@@ -79,22 +82,12 @@ func newScenarios(ex *executor) (*scenarios, error) {
 	return sc, nil
 }
 
-// capturesUsed lists the capture slots a request's holes read.
-func capturesUsed(rq *compile.Request) []int {
-	var used []int
-	add := func(sp *compile.Splice) {
-		for _, h := range sp.Holes {
-			if h.Kind == plan.HoleCaptured && h.Index >= 0 && !slices.Contains(used, h.Index) {
-				used = append(used, h.Index)
-			}
-		}
+// entry is entry i made ready when it is a scenario; nil otherwise.
+func (sc *scenarios) entry(i int) *scenario {
+	if sc == nil {
+		return nil
 	}
-	add(&rq.URI)
-	for i := range rq.Headers {
-		add(&rq.Headers[i].Value)
-	}
-	add(&rq.Body)
-	return used
+	return sc.byEntry[i]
 }
 
 // wait waits for the sessions still running once no more can start.
@@ -153,27 +146,6 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	}
 }
 
-// sessionNotSent records a session that never started: one not_sent row
-// for each request it would have sent, so a session's rows always add up to
-// its requests (Σ repeats) whether it ran, stopped half-way or never began.
-func (w *worker) sessionNotSent(k uint64, sc *scenario, due int64) {
-	w.notSentFrom(k, sc, 0, 0, due)
-}
-
-// notSentFrom records the requests of a session left unsent from repeat j
-// of step i on. They carry the instant the first of them became ready.
-func (w *worker) notSentFrom(k uint64, sc *scenario, i, j int, ready int64) {
-	for ; i < len(sc.steps); i, j = i+1, 0 {
-		st := &sc.steps[i]
-		for ; j < st.repeat; j++ {
-			w.stats.done.Add(1)
-			w.stats.failed.Add(1)
-			w.append(results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1,
-				Endpoint: st.req.endpoint, Error: results.NotSent})
-		}
-	}
-}
-
 // reset readies the capture slots for a new session.
 func (r *sessionRunner) reset(n int) {
 	for len(r.captured) < n {
@@ -198,11 +170,7 @@ func (r *sessionRunner) ready(st *sessionStep) bool {
 // captureFailed records a request that was not sent because a value it
 // uses was never captured.
 func (r *sessionRunner) captureFailed(k uint64, st *sessionStep, ready int64) {
-	w := r.w
-	w.stats.done.Add(1)
-	w.stats.failed.Add(1)
-	w.append(results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1,
-		Endpoint: st.req.endpoint, Error: results.CaptureFailed})
+	r.w.unsent(k, st, ready, results.CaptureFailed)
 }
 
 // capture fills the step's capture slots from the response just received;
@@ -219,7 +187,7 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 			r.have[c.index] = false
 			continue
 		}
-		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], resp)
+		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], &r.w.cap)
 	}
 }
 
@@ -229,6 +197,10 @@ func (r *sessionRunner) capture(st *sessionStep, err error) {
 func (r *sessionRunner) exchange(k uint64, st *sessionStep, ownConn bool, ready int64) (int64, error) {
 	w, ex, pr := r.w, r.w.ex, st.req
 	req := w.request(pr)
+	w.captureKeep = 0
+	if st.readsBody {
+		w.captureKeep = captureBodyLimit
+	}
 	client := pr.client
 	if ownConn {
 		var err error

@@ -48,7 +48,7 @@ func newSessionPool(ex *executor) *sessionPool {
 // start hands the session of slot k, due now, to an idle runner, or to a
 // new one while there are fewer than maxSessions; otherwise it waits for a
 // runner to finish. A stop while waiting records the slot as not sent.
-func (p *sessionPool) start(w *worker, k uint64, entry int, due int64) {
+func (p *sessionPool) start(w *rowSink, k uint64, entry int, due int64) {
 	st := sessionStart{k: k, entry: entry, due: due}
 	select {
 	case p.starts <- st:
@@ -83,12 +83,7 @@ func (p *sessionPool) grow(st sessionStart) bool {
 // newRunner is newWorker for a runner: its counters are a shared stripe,
 // since the monitor reads a list fixed before the run.
 func (p *sessionPool) newRunner(stats *workerStats) *worker {
-	ex := p.ex
-	w := &worker{ex: ex, stats: stats, seen: map[sampleKey]struct{}{}, timer: time.NewTimer(time.Hour)}
-	w.timer.Stop()
-	w.vals.Seed = ex.s.Seed
-	w.rows = ex.rec.buffer()
-	return w
+	return p.ex.workerWith(p.ex.sinkWith(stats))
 }
 
 // run runs sessions until the pool closes.

@@ -2,16 +2,19 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
-// thresholds evaluates the plan's thresholds: error rate, error count and
-// status codes live (early exit when Abort), latency percentiles at the end.
+// thresholds watches the plan's live thresholds while the run goes:
+// error rate over a window, error count and status codes, stopping the run
+// early when Abort says so. The run's verdict is not this: it is
+// results.Evaluate over the whole run, once it ended (see verdict.go).
 type thresholds struct {
-	t  plan.Thresholds
+	t  results.Thresholds
 	ex *executor
 
 	mu       sync.Mutex // guards failures; taken only when a threshold fails
@@ -34,7 +37,7 @@ const (
 	minWindowRequests = 20
 )
 
-func newThresholds(t plan.Thresholds, ex *executor) *thresholds {
+func newThresholds(t results.Thresholds, ex *executor) *thresholds {
 	return &thresholds{t: t, ex: ex, failed: map[string]bool{}}
 }
 
@@ -50,6 +53,14 @@ func (th *thresholds) fail(name, detail string, live bool) {
 	if live && th.t.Abort {
 		th.ex.stop(false)
 	}
+}
+
+// stopEarly records reason as a failure and stops the run whatever Abort
+// says: the caller's Watch asked for it.
+func (th *thresholds) stopEarly(reason string) {
+	name, detail, _ := strings.Cut(reason, ": ")
+	th.fail(name, detail, false)
+	th.ex.stop(false)
 }
 
 // statusSeen is called by a worker that got one of the abort statuses.
@@ -81,29 +92,7 @@ func (th *thresholds) observe(now, done, failed int64) {
 	}
 }
 
-// final checks the latency percentiles on corrected latency once the
-// recorder is done.
-func (th *thresholds) final(quantile func(float64) int64) {
-	for _, c := range []struct {
-		name  string
-		q     float64
-		limit time.Duration
-	}{{"p50", 50, th.t.P50}, {"p90", 90, th.t.P90}, {"p95", 95, th.t.P95}, {"p99", 99, th.t.P99}, {"p999", 99.9, th.t.P999}} {
-		if c.limit <= 0 {
-			continue
-		}
-		v := quantile(c.q)
-		if v < 0 {
-			th.fail(c.name, "no responses to measure", false)
-			continue
-		}
-		if time.Duration(v) > c.limit {
-			th.fail(c.name, fmt.Sprintf("%v > %v", time.Duration(v).Round(time.Microsecond), c.limit), false)
-		}
-	}
-}
-
-// list returns the failures so far.
+// list returns the live failures so far.
 func (th *thresholds) list() []string {
 	th.mu.Lock()
 	defer th.mu.Unlock()

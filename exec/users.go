@@ -19,7 +19,7 @@ func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 		return
 	}
 	for now := ex.clock.now(); !ex.stopping() && now < span.Stop; now = ex.clock.now() {
-		k, entry, ok := w.next(session)
+		k, entry, ok := ex.nextEntry(session)
 		if !ok {
 			// Every entry is at its max_rate: wait a little, not globally.
 			if !w.waitUntil(ex.clock.now() + int64(time.Millisecond)) {
@@ -42,8 +42,7 @@ func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 // next picks the next request's slot and entry. A capped entry whose bucket
 // is empty is passed over for the next pick instead of making the user
 // sleep; after a whole round of refusals ok is false.
-func (w *worker) next(session *atomic.Uint64) (k uint64, entry int, ok bool) {
-	ex := w.ex
+func (ex *executor) nextEntry(session *atomic.Uint64) (k uint64, entry int, ok bool) {
 	for range max(len(ex.s.Entries), 1) {
 		k = session.Add(1) - 1
 		entry = ex.pick(k)

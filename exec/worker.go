@@ -1,40 +1,39 @@
 package exec
 
 import (
+	"io"
 	"runtime"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/results"
 )
 
-// worker sends one request at a time and keeps its own result buffer, so
-// the per-request path takes no lock and allocates nothing once warm.
+// worker is the fasthttp engine's sender: it sends one request at a time
+// and records into its own sink.
 type worker struct {
-	ex    *executor
+	rowSink
 	req   fasthttp.Request
 	resp  fasthttp.Response
 	buf   []byte // rendered request parts; holds the body while it is sent
 	vals  compile.Values
-	rows  []results.Row
-	first int64 // when the oldest buffered row was added
 	timer *time.Timer
-	stats *workerStats
-	seen  map[sampleKey]struct{} // keys this worker already offered
-	// flushAt is the row count at which the buffer goes to the recorder.
-	flushAt int
-	wake    chan struct{} // the pacer's signal that this worker's slot is due
+	wake  chan struct{} // the pacer's signal that this worker's slot is due
 	// sreq holds a copy of the static request static, sent as is while
 	// the worker sends the same one again.
 	sreq   fasthttp.Request
 	static *fasthttp.Request
-}
-
-type sampleKey struct {
-	endpoint, status uint16
-	err              results.ErrorKind
+	// The body of the last response: fasthttp streams it (see
+	// clients.go) and the worker keeps only its first keep bytes in body,
+	// reading the rest through drainBuf; bodyLen is its whole size.
+	body     []byte
+	bodyLen  int64
+	drainBuf []byte
+	// captureKeep is how much of the body the session step being sent
+	// needs for its captures (0 outside sessions).
+	captureKeep int
+	cap         fastResponse // the last response, as captures read it
 }
 
 const (
@@ -42,23 +41,23 @@ const (
 	// and yields in a loop instead: timer wake-ups are late by tens of µs,
 	// yielding holds the send lag to a few µs without burning a core.
 	spinWindow = 200 * time.Microsecond
-	// flushAge bounds how long a row waits in a worker's buffer, so a slow
+	// flushAge bounds how long a row waits in a sender's buffer, so a slow
 	// run still reaches the file (and the live figures) every second.
 	flushAge = int64(time.Second)
 )
 
 func (ex *executor) newWorker() *worker {
-	st := new(workerStats)
-	ex.stats = append(ex.stats, st)
-	w := &worker{ex: ex, stats: st, seen: map[sampleKey]struct{}{}, timer: time.NewTimer(time.Hour),
-		wake: make(chan struct{}, 1)}
+	return ex.workerWith(ex.newSink())
+}
+
+func (ex *executor) workerWith(sink rowSink) *worker {
+	w := &worker{rowSink: sink, timer: time.NewTimer(time.Hour), wake: make(chan struct{}, 1)}
+	w.cap = fastResponse{r: &w.resp}
+	w.cap.body = &w.body
+	ex.cl.own(&w.req, &w.resp)
+	ex.cl.own(&w.sreq, &w.resp)
 	w.timer.Stop()
 	w.vals.Seed = ex.s.Seed
-	w.rows = ex.rec.buffer()
-	// Workers started together fill their buffers together: staggering the
-	// first flush keeps the recorder's work (and the pacer's delays behind
-	// it on one core) spread out instead of 50 buffers landing at once.
-	w.flushAt = cap(w.rows) - (len(ex.stats)*97)%cap(w.rows)
 	return w
 }
 
@@ -79,7 +78,7 @@ func (w *worker) runOpen() {
 			continue
 		}
 		if ex.s.Entries[e].Scenario {
-			ex.scen.pool.start(w, k, e, due)
+			ex.scen.pool.start(&w.rowSink, k, e, due)
 			continue
 		}
 		w.send(k, e, due)
@@ -150,9 +149,61 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 	// body on the connection and the response after it would read garbage.
 	w.resp.SkipBody = false
 	err := client.DoTimeout(req, &w.resp, pr.timeout)
+	if err == nil {
+		err = w.readBody(pr)
+	} else {
+		w.body, w.bodyLen = w.body[:0], 0
+	}
 	done := w.ex.clock.now()
 	w.record(pr, k, scheduled, done, err)
 	return done, err
+}
+
+// readBody reads the response's body, streamed or not, keeping its first
+// bytes: as many as a sample or the step's captures need, nothing more, so
+// a worker holds a bounded amount of memory whatever servers send.
+func (w *worker) readBody(pr *preparedRequest) error {
+	keep := w.captureKeep
+	if w.sampleNew(pr.endpoint, uint16(w.resp.StatusCode())) {
+		keep = max(keep, w.ex.maxSample)
+	}
+	w.body = w.body[:0]
+	stream := w.resp.BodyStream()
+	if stream == nil {
+		b := w.resp.Body()
+		w.body, w.bodyLen = append(w.body, b[:min(len(b), keep)]...), int64(len(b))
+		return nil
+	}
+	if w.drainBuf == nil {
+		w.drainBuf = make([]byte, 32<<10)
+	}
+	w.bodyLen = 0
+	var err error
+	for {
+		n, rerr := stream.Read(w.drainBuf)
+		if room := keep - len(w.body); room > 0 {
+			w.body = append(w.body, w.drainBuf[:min(n, room)]...)
+		}
+		w.bodyLen += int64(n)
+		if w.bodyLen > int64(w.ex.maxBody) {
+			err = fasthttp.ErrBodyTooLarge // streamed, the body is the worker's to limit
+			break
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				err = rerr
+			}
+			break
+		}
+	}
+	if rc, ok := stream.(fasthttp.ReadCloserWithError); ok {
+		if cerr := rc.CloseWithError(err); err == nil && cerr != nil {
+			err = cerr
+		}
+	} else if cerr := w.resp.CloseBodyStream(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
 }
 
 // record appends the row of a request that ended at done with err; the
@@ -169,127 +220,7 @@ func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, er
 	}
 	row := w.outcome(pr, k, scheduled, sent, done, out, in, status, err)
 	if w.wantSample(&row) {
-		body := w.resp.Body()
-		w.putSample(&row, pr, w.resp.Header.Header(), body, int64(len(body)))
+		w.putSample(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen)
 	}
 	w.keep(row, done)
-}
-
-// outcome builds the row of a request that ended at done, counting it in
-// the live figures. Both engines record through it: sent is -1 when no byte
-// went out, status is the response's when err is nil.
-func (w *worker) outcome(pr *preparedRequest, k uint64, scheduled, sent, done, out, in int64, status int, err error) results.Row {
-	ex := w.ex
-	row := results.Row{Slot: k, Scheduled: scheduled, Sent: sent, Latency: -1, Service: -1, Endpoint: pr.endpoint,
-		BytesOut: clampU32(out), BytesIn: clampU32(in)}
-	if err == nil {
-		row.Status = uint16(status)
-		row.Latency = done - scheduled
-		if sent >= 0 {
-			row.Service = done - sent
-		}
-	} else if ex.aborted.Load() {
-		row.Error = results.Interrupted
-	} else {
-		row.Error = classify(err)
-	}
-	if sent >= 0 {
-		w.stats.sent.Add(1)
-	}
-	w.stats.done.Add(1)
-	if err != nil || !results.ExpectsStatus(pr.spec.Expect, status) {
-		w.stats.failed.Add(1)
-	}
-	return row
-}
-
-// keep buffers a finished row and ends the run on a status a threshold
-// names.
-func (w *worker) keep(row results.Row, done int64) {
-	w.appendAt(row, done)
-	if row.Error == results.None && int(row.Status) < len(w.ex.abortStatus) && w.ex.abortStatus[row.Status] {
-		w.ex.th.statusSeen(row.Status)
-	}
-}
-
-func clampU32(n int64) uint32 {
-	if n > 1<<32-1 {
-		return 1<<32 - 1
-	}
-	return uint32(n)
-}
-
-// notSent records a slot that was never started.
-func (w *worker) notSent(k uint64, entry int, due int64) {
-	if w.ex.scen != nil && w.ex.scen.byEntry[entry] != nil {
-		w.sessionNotSent(k, w.ex.scen.byEntry[entry], due)
-		return
-	}
-	pr := &w.ex.reqs[w.ex.s.Entries[entry].Steps[0].Request]
-	w.append(results.Row{Slot: k, Scheduled: due, Sent: -1, Latency: -1, Service: -1,
-		Endpoint: pr.endpoint, Error: results.NotSent})
-}
-
-func (w *worker) append(r results.Row) { w.appendAt(r, w.ex.clock.now()) }
-
-// appendAt buffers a row at now, the clock's latest reading: one clock read
-// per event is enough.
-func (w *worker) appendAt(r results.Row, now int64) {
-	if len(w.rows) == 0 {
-		w.first = now
-	}
-	w.rows = append(w.rows, r)
-	if len(w.rows) >= w.flushAt || now-w.first > flushAge {
-		w.flush()
-		w.flushAt = cap(w.rows)
-	}
-}
-
-// flushOld flushes rows that waited half the flush age: what a parked worker
-// does when the pacer pokes it, so a slow run still reaches the file while
-// at a fast rate the buffers keep filling and flushing at their own pace.
-func (w *worker) flushOld() {
-	if len(w.rows) > 0 && w.ex.clock.now()-w.first > flushAge/2 {
-		w.flush()
-	}
-}
-
-// flush hands the buffer to the recorder and takes an empty one.
-func (w *worker) flush() {
-	if len(w.rows) == 0 {
-		return
-	}
-	w.rows = w.ex.rec.hand(w.rows)
-}
-
-// wantSample says whether r is the first of its (endpoint, status, error)
-// that any worker saw; the answer is yes once per key. The local map keeps
-// the shared map off the per-request path.
-func (w *worker) wantSample(r *results.Row) bool {
-	key := sampleKey{r.Endpoint, r.Status, r.Error}
-	if _, ok := w.seen[key]; ok {
-		return false
-	}
-	w.seen[key] = struct{}{}
-	_, taken := w.ex.samples.LoadOrStore(key, struct{}{})
-	return !taken
-}
-
-// sampleNew is wantSample without taking the key: whether a response with
-// that status would be the first of its kind seen here.
-func (w *worker) sampleNew(endpoint, status uint16) bool {
-	_, ok := w.seen[sampleKey{endpoint, status, results.None}]
-	return !ok
-}
-
-// putSample hands the sample of r to the recorder: for a response, its
-// header block, the first bytes of its body and the body's whole size.
-func (w *worker) putSample(r *results.Row, pr *preparedRequest, head, body []byte, size int64) {
-	s := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
-	if r.Error == results.None {
-		s.Headers = string(head)
-		s.BodySize = clampU32(size)
-		s.Body = append([]byte(nil), body[:min(len(body), w.ex.maxSample)]...)
-	}
-	w.ex.rec.sample(s)
 }

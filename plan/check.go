@@ -16,6 +16,20 @@ func (l *loader) checkPlan(p *Plan, files []string) {
 			Subject:  start,
 		})
 	}
+	if len(p.Endpoints) == 0 && len(p.Scenarios) > 0 {
+		total := 0
+		for _, sc := range p.Scenarios {
+			total += sc.Weight
+		}
+		if total == 0 {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Nothing to send",
+				Detail:   "Every scenario has weight 0, so no session would start. Check the variables that set the weights (such as -var test=...).",
+				Subject:  p.Scenarios[0].DeclRange.Ptr(),
+			})
+		}
+	}
 	if p.Load == nil && !l.hadBlocks("load") {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
@@ -23,6 +37,9 @@ func (l *loader) checkPlan(p *Plan, files []string) {
 			Detail:   "The plan does not say how much traffic to send. Add a load block, such as `load {\n  stage {\n    duration = \"30s\"\n    rate     = 10\n  }\n}` (10 requests per second for 30 seconds).",
 			Subject:  start,
 		})
+	}
+	if p.Load != nil && p.Load.Search != nil {
+		l.diags = append(l.diags, checkSearchThresholds(p)...)
 	}
 }
 

@@ -47,11 +47,19 @@ func (l *loader) decodeLoadBlock(b *hcl.Block) (*LoadProfile, hcl.Diagnostics) {
 	}
 
 	for _, sb := range content.Blocks {
+		if sb.Type == "search" {
+			diags = append(diags, l.decodeSearchInto(ld, sb)...)
+			continue
+		}
 		st, d := l.decodeStage(sb, ld.Model)
 		diags = append(diags, d...)
 		if st != nil {
 			ld.Stages = append(ld.Stages, *st)
 		}
+	}
+	if ld.Search != nil {
+		diags = append(diags, checkSearchLoad(ld)...)
+		return ld, diags
 	}
 	diags = append(diags, checkStages(ld, b, diags.HasErrors())...)
 	return ld, diags

@@ -12,7 +12,7 @@ func (l *loader) decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) 
 	diags = append(diags, l.claimName("scenario", s.Name, b)...)
 	attrs := content.Attributes
 
-	s.Weight, diags = l.weight(attrs, diags)
+	s.Weight, diags = l.scenarioWeight(attrs, diags)
 	think, _, d := l.durationAttr(attrs, "think")
 	diags = append(diags, d...)
 	s.Think = think
@@ -40,9 +40,50 @@ func (l *loader) decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) 
 		})
 	}
 
-	s.Steps, d = l.decodeSteps(s.Name, steps, data, noRow)
+	ws := isWebSocket(steps)
+	s.Steps, d = l.decodeSteps(s.Name, steps, data, noRow, stepContext{websocket: ws, captured: map[string]bool{}})
 	diags = append(diags, d...)
+	if ws {
+		diags = append(diags, checkWebSocketOrder(s)...)
+	}
 	return s, diags
+}
+
+// isWebSocket reports whether a scenario is a WebSocket session: its first
+// step is a connect.
+func isWebSocket(steps []*hcl.Block) bool {
+	if len(steps) == 0 {
+		return false
+	}
+	c, _, _ := steps[0].Body.PartialContent(stepSchema)
+	return c.Attributes["connect"] != nil
+}
+
+// checkWebSocketOrder: one connect, first; nothing HTTP.
+func checkWebSocketOrder(s *Scenario) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var walk func(steps []*Step, top bool)
+	walk = func(steps []*Step, top bool) {
+		for i, st := range steps {
+			if st.Kind == StepConnect && (!top || i > 0) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Connect not first",
+					Detail: fmt.Sprintf("A WebSocket session connects once, in its first step; step %q connects again. Start another scenario for another connection.", st.Name), Subject: st.DeclRange.Ptr()})
+			}
+			if st.WebSocket != nil {
+				walk(st.WebSocket.Steps, false)
+			}
+		}
+	}
+	walk(s.Steps, true)
+	return diags
+}
+
+// stepContext is what the steps being decoded may use: whether they are in
+// a WebSocket session, inside a for_each, and what earlier steps captured.
+type stepContext struct {
+	websocket bool
+	each      bool
+	captured  map[string]bool
 }
 
 // scenarioData picks the data block feeding row.*: the one named by `data`,
@@ -70,8 +111,8 @@ func (l *loader) scenarioData(attrs hcl.Attributes, steps []*hcl.Block) (*Data, 
 }
 
 // decodeSteps decodes a scenario's steps in order: each may use what earlier
-// steps captured.
-func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, noRow string) ([]*Step, hcl.Diagnostics) {
+// steps captured (sctx.captured, which it extends).
+func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, noRow string, sctx stepContext) ([]*Step, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	contents := make([]*hcl.BodyContent, len(blocks))
 	captures := make([][]Capture, len(blocks))
@@ -92,7 +133,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 	}
 
 	var steps []*Step
-	captured := map[string]bool{}
+	captured := sctx.captured
 	firstStep := map[string]hcl.Range{}
 	for i, b := range blocks {
 		st := &Step{Name: b.Labels[0], Repeat: 1, Think: -1, Captures: captures[i], DeclRange: b.DefRange}
@@ -113,10 +154,45 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 			noRow:      noRow,
 			captured:   copySet(captured),
 			later:      pending,
+			each:       sctx.each,
 		}
 		var d hcl.Diagnostics
-		st.Request, d = l.decodeRequest(contents[i], b, sc)
+		st.Kind, d = stepKind(contents[i], b, sctx.websocket)
 		diags = append(diags, d...)
+		switch {
+		case st.Kind == StepHTTP && sctx.websocket:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "HTTP step in a WebSocket scenario",
+				Detail: fmt.Sprintf("Scenario %q is a WebSocket session (its first step connects), so step %q must send, hold, think, close or for_each; put HTTP requests in another scenario.", scenario, st.Name), Subject: b.DefRange.Ptr()})
+		case st.Kind != StepHTTP && !sctx.websocket:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "WebSocket step without connect",
+				Detail: fmt.Sprintf("Step %q is a %s step, which needs a WebSocket connection: make the scenario's first step a connect, such as step \"connect\" { connect = \"/ws\" }.", st.Name, st.Kind), Subject: b.DefRange.Ptr()})
+		case st.Kind == StepHTTP:
+			st.Request, d = l.decodeRequest(contents[i], b, sc)
+			diags = append(diags, d...)
+		default:
+			diags = append(diags, l.decodeWebSocket(contents[i], b, st, sc)...)
+		}
+		if st.Kind == StepForEach && st.WebSocket != nil {
+			var nested []*hcl.Block
+			for _, nb := range contents[i].Blocks {
+				if nb.Type == "step" {
+					nested = append(nested, nb)
+				}
+			}
+			if len(nested) == 0 {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "for_each without steps",
+					Detail: fmt.Sprintf("for_each step %q runs its nested step blocks once per element; add at least one.", st.Name), Subject: b.DefRange.Ptr()})
+			}
+			inner := stepContext{websocket: true, each: true, captured: copySet(captured)}
+			st.WebSocket.Steps, d = l.decodeSteps(scenario, nested, data, noRow, inner)
+			diags = append(diags, d...)
+			for _, ns := range st.WebSocket.Steps {
+				if ns.Kind == StepForEach || ns.Kind == StepHold {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported step in for_each",
+						Detail: fmt.Sprintf("step %q inside for_each %q is a %s step; a for_each holds send, think and close steps.", ns.Name, st.Name, ns.Kind), Subject: ns.DeclRange.Ptr()})
+				}
+			}
+		}
 
 		repeat, attr, d := l.intAttr(contents[i].Attributes, "repeat")
 		diags = append(diags, d...)
@@ -129,6 +205,15 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 		diags = append(diags, d...)
 		if attr != nil {
 			st.Think = think
+		}
+		thinkMax, maxAttr, d := l.durationAttr(contents[i].Attributes, "think_max")
+		diags = append(diags, d...)
+		if maxAttr != nil {
+			if attr == nil || thinkMax < think {
+				diags = append(diags, attrError(maxAttr, "Invalid think_max", fmt.Sprintf("think_max makes each pause random between think and think_max, so it needs think set and no smaller than it (think %s, think_max %s).", think, thinkMax)))
+			} else {
+				st.ThinkMax = thinkMax
+			}
 		}
 		for _, c := range st.Captures {
 			captured[c.Name] = true
@@ -144,4 +229,15 @@ func copySet(m map[string]bool) map[string]bool {
 		out[k] = v
 	}
 	return out
+}
+
+// scenarioWeight is weight, where 0 is allowed: a scenario a variable
+// switches off (weight = var.test == "x" ? 1 : 0) never starts.
+func (l *loader) scenarioWeight(attrs hcl.Attributes, diags hcl.Diagnostics) (int, hcl.Diagnostics) {
+	if attr := attrs["weight"]; attr != nil {
+		if w, _, _ := l.intAttr(attrs, "weight"); w == 0 {
+			return 0, diags
+		}
+	}
+	return l.weight(attrs, diags)
 }

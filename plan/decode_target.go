@@ -2,11 +2,13 @@ package plan
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
@@ -46,6 +48,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		t.Headers = h
 		diags = append(diags, d...)
 	}
+	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
 	for _, tb := range content.Blocks {
 		if tb.Type != "tls" {
 			continue
@@ -76,12 +79,41 @@ func (l *loader) targetURL(attr *hcl.Attribute, raw string) (*url.URL, hcl.Diagn
 			reason = ue.Err.Error()
 		}
 		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url is not a valid URL: %s. Write an absolute URL such as \"http://127.0.0.1:8080\".", reason))}
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url must be an absolute http:// or https:// URL such as \"http://127.0.0.1:8080\" (got %s).", l.shown(attr, raw)))}
+	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss":
+		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url must be an absolute http://, https://, ws:// or wss:// URL such as \"http://127.0.0.1:8080\" (got %s).", l.shown(attr, raw)))}
 	case u.Host == "":
 		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url has no host (got %s); write it as \"http://HOST:PORT\".", l.shown(attr, raw)))}
 	}
 	return u, nil
+}
+
+// sourceAddresses reads source_addresses: local IP addresses to bind
+// connections to, so one process can hold more connections to one server
+// than one address's ephemeral ports allow.
+func (l *loader) sourceAddresses(attrs hcl.Attributes, diags hcl.Diagnostics) ([]string, hcl.Diagnostics) {
+	v, attr, d := l.typed(attrs, "source_addresses", cty.List(cty.String), scope{what: "source_addresses"})
+	diags = append(diags, d...)
+	if v == cty.NilVal {
+		return nil, diags
+	}
+	v, _ = v.UnmarkDeep()
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range v.AsValueSlice() {
+		ip := net.ParseIP(e.AsString())
+		if ip == nil {
+			diags = append(diags, attrError(attr, "Invalid source_addresses", fmt.Sprintf("%q is not an IP address; list local addresses such as [\"127.0.0.2\", \"127.0.0.3\"].", e.AsString())))
+			continue
+		}
+		if !seen[ip.String()] {
+			seen[ip.String()] = true
+			out = append(out, ip.String())
+		}
+	}
+	if len(out) == 0 && !diags.HasErrors() {
+		diags = append(diags, attrError(attr, "Invalid source_addresses", "source_addresses is empty: list at least one local address, or leave it out to let the kernel choose."))
+	}
+	return out, diags
 }
 
 // positiveDuration reads a duration that must be > 0, keeping def when unset.

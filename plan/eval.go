@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // scope says what an expression may refer to. The zero scope allows var.*
@@ -29,6 +30,10 @@ type scope struct {
 	// later maps names captured by this or later steps to the step, so a use
 	// before the capture gets a precise message.
 	later map[string]string
+	// websocket allows `mark` (a WebSocket send's payload); each allows
+	// each.value and each.index (steps inside a for_each).
+	websocket bool
+	each      bool
 }
 
 // eval evaluates expr in sc. References are checked first so each mistake
@@ -66,6 +71,15 @@ func (l *loader) evalContext(sc scope) *hcl.EvalContext {
 	if sc.perRequest {
 		vars["seq"] = cty.StringVal(l.holes.sentinel(Hole{Kind: HoleSeq}))
 	}
+	if sc.perRequest && sc.websocket {
+		vars["mark"] = cty.StringVal(l.holes.sentinel(Hole{Kind: HoleMark}))
+	}
+	if sc.perRequest && sc.each {
+		vars["each"] = cty.ObjectVal(map[string]cty.Value{
+			"value": cty.StringVal(l.holes.sentinel(Hole{Kind: HoleEachValue})),
+			"index": cty.StringVal(l.holes.sentinel(Hole{Kind: HoleEachIndex})),
+		})
+	}
 	if sc.data != nil {
 		cols := map[string]cty.Value{}
 		for _, c := range sc.data.Columns {
@@ -80,7 +94,15 @@ func (l *loader) evalContext(sc scope) *hcl.EvalContext {
 		}
 		vars["captured"] = cty.ObjectVal(caps)
 	}
-	return &hcl.EvalContext{Variables: vars, Functions: l.funcs}
+	funcs := l.funcs
+	if sc.perRequest && sc.data != nil {
+		funcs = make(map[string]function.Function, len(l.funcs))
+		for k, f := range l.funcs {
+			funcs[k] = f
+		}
+		funcs["base64encode"] = l.base64RowFunc(sc.data)
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: funcs}
 }
 
 // checkReferences reports every reference expr makes that sc cannot satisfy.
@@ -112,6 +134,17 @@ func (l *loader) checkReferences(expr hcl.Expression, sc scope) (diags hcl.Diagn
 				bad("No data for row", sc.noRow)
 			case hasName && !slices.Contains(sc.data.Columns, name):
 				bad("Unknown data column", fmt.Sprintf("data %q has no column %q; its columns are: %s.", sc.data.Name, name, strings.Join(sc.data.Columns, ", ")))
+			}
+		case "mark":
+			if !sc.perRequest || !sc.websocket {
+				bad("mark not allowed here", fmt.Sprintf("mark is a token unique to one WebSocket frame, so %s cannot use it; use it in the send of a WebSocket step.", sc.what))
+			}
+		case "each":
+			switch {
+			case !sc.perRequest || !sc.each:
+				bad("each not allowed here", fmt.Sprintf("each.value and each.index are the element of a for_each, so %s cannot use them; use them in the steps inside a for_each step.", sc.what))
+			case hasName && name != "value" && name != "index":
+				bad("Unknown each attribute", fmt.Sprintf("each has value and index, not %q.", name))
 			}
 		case "captured":
 			switch {

@@ -34,7 +34,8 @@ type holeTable struct {
 // share one sentinel; uuid() and random_int() get a fresh one per call since
 // each call site draws its own random value.
 func (t *holeTable) sentinel(h Hole) string {
-	shared := h.Kind == HoleRow || h.Kind == HoleCaptured || h.Kind == HoleSeq
+	shared := h.Kind == HoleRow || h.Kind == HoleCaptured || h.Kind == HoleSeq ||
+		h.Kind == HoleMark || h.Kind == HoleEachValue || h.Kind == HoleEachIndex
 	if shared {
 		if s, ok := t.named[h]; ok {
 			return s
@@ -102,7 +103,7 @@ func (t *holeTable) jsonEscaped(s string) (string, string) {
 		pieces = append(pieces, piece{hole: &h})
 	})
 	for i, p := range pieces {
-		numeric := p.hole != nil && (p.hole.Kind == HoleSeq || p.hole.Kind == HoleRandomInt)
+		numeric := p.hole != nil && (p.hole.Kind == HoleSeq || p.hole.Kind == HoleRandomInt || p.hole.Kind == HoleEachIndex)
 		if numeric && i > 0 && i+1 < len(pieces) && pieces[i-1].hole == nil && pieces[i+1].hole == nil &&
 			strings.HasSuffix(pieces[i-1].lit, `"`) && strings.HasPrefix(pieces[i+1].lit, `"`) {
 			pieces[i-1].lit = strings.TrimSuffix(pieces[i-1].lit, `"`)

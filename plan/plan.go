@@ -63,8 +63,9 @@ const (
 // Target is a server the plan sends requests to.
 type Target struct {
 	Name string
-	// URL is absolute, scheme http or https; its path is a prefix for every
-	// request path sent to this target.
+	// URL is absolute, scheme http, https, ws or wss; its path is a prefix
+	// for every request path sent to this target. HTTP steps use http for ws
+	// and https for wss; WebSocket connects use ws for http, wss for https.
 	URL            *url.URL
 	Connections    int    // max open connections; default 64
 	Connection     string // ConnectionPool (default) or ConnectionSession
@@ -76,7 +77,10 @@ type Target struct {
 	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
-	DeclRange          hcl.Range
+	// SourceAddresses are local addresses connections are spread over
+	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
+	SourceAddresses []string
+	DeclRange       hcl.Range
 }
 
 // Default target settings.
@@ -129,13 +133,19 @@ type Scenario struct {
 	DeclRange  hcl.Range
 }
 
-// Step is one request of a scenario, possibly repeated.
+// Step is one request of a scenario, possibly repeated, or one WebSocket
+// step (see StepKind).
 type Step struct {
 	Name string
+	Kind StepKind
 	Request
+	WebSocket *WebSocket // set for every kind but StepHTTP
 	Captures  []Capture
 	Repeat    int           // times the request is sent; default 1
 	Think     time.Duration // pause after each send; -1 means "use the scenario's"
+	// ThinkMax, when > Think, makes each pause uniform in [Think, ThinkMax],
+	// drawn from (seed, slot, step, repeat) so replays pause alike.
+	ThinkMax  time.Duration
 	DeclRange hcl.Range
 }
 
@@ -195,6 +205,9 @@ type LoadProfile struct {
 	Seed      uint64        // default 1
 	Think     time.Duration // closed model: pause between a user's iterations
 	Stages    []Stage
+	// Search, when set, replaces the stages: tressi apply runs probes at
+	// constant values until it finds the highest one the thresholds pass.
+	Search    *Search
 	DeclRange hcl.Range
 }
 

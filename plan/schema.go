@@ -36,6 +36,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connect_timeout"},
 		{Name: "expected_latency"},
 		{Name: "headers"},
+		{Name: "source_addresses"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
@@ -82,8 +83,32 @@ var stepSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "capture"},
 		hcl.AttributeSchema{Name: "repeat"},
 		hcl.AttributeSchema{Name: "think"},
+		hcl.AttributeSchema{Name: "think_max"},
+		// WebSocket steps (see websocket.go).
+		hcl.AttributeSchema{Name: "connect"},
+		hcl.AttributeSchema{Name: "subprotocols"},
+		hcl.AttributeSchema{Name: "send"},
+		hcl.AttributeSchema{Name: "binary"},
+		hcl.AttributeSchema{Name: "wait"},
+		hcl.AttributeSchema{Name: "hold"},
+		hcl.AttributeSchema{Name: "close"},
+		hcl.AttributeSchema{Name: "for_each"},
+		hcl.AttributeSchema{Name: "max"},
 	),
-	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+	Blocks: []hcl.BlockHeaderSchema{
+		expectBlock,
+		{Type: "await"},
+		{Type: "step", LabelNames: []string{"name"}}, // inside a for_each
+	},
+}
+
+var awaitSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "json"},
+		{Name: "regex"},
+		{Name: "timeout"},
+		{Name: "status"},
+	},
 }
 
 var dataSchema = &hcl.BodySchema{
@@ -101,7 +126,7 @@ var loadSchema = &hcl.BodySchema{
 		{Name: "seed"},
 		{Name: "think"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "stage"}, {Type: "search"}},
 }
 
 var stageSchema = &hcl.BodySchema{

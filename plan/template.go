@@ -23,6 +23,9 @@ const (
 	HoleSeq                           // seq: the slot number
 	HoleUUID                          // uuid(): random v4 UUID derived from (seed, slot, hole)
 	HoleRandomInt                     // random_int(Min, Max): inclusive, derived from (seed, slot, hole)
+	HoleMark                          // mark: a token unique to this frame, for fan-out delivery
+	HoleEachValue                     // each.value: the for_each element (text, or JSON for non-strings)
+	HoleEachIndex                     // each.index: the for_each iteration, from 0
 )
 
 // Hole is a per-request value.

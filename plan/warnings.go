@@ -27,6 +27,9 @@ func capacityWarnings(p *Plan) hcl.Diagnostics {
 	for _, st := range p.Load.Stages {
 		peak = math.Max(peak, math.Max(st.From, st.To))
 	}
+	if p.Load.Search != nil {
+		peak = p.Load.Search.To // the highest probe a search may run
+	}
 	if p.Load.Model == ModelClosed {
 		return closedWarnings(p, peak)
 	}
@@ -87,6 +90,12 @@ func peakTargetRates(p *Plan, peak float64) map[string]float64 {
 	}
 	for _, s := range p.Scenarios {
 		sessions := peak * share(s.Weight)
+		if len(s.Steps) > 0 && s.Steps[0].Kind == StepConnect {
+			// A WebSocket session holds one connection for its whole life,
+			// however many frames it sends: its frames need no connections of
+			// their own, and its connections are checked before the run.
+			continue
+		}
 		for _, st := range s.Steps {
 			rates[st.Target] += sessions * float64(st.Repeat)
 		}

@@ -3,26 +3,12 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
-// AllFailedName is the check every run gets, with thresholds or without:
-// a run in which no request succeeded measured nothing about the service
-// (a wrong URL, a server that is down), and exiting 0 on it let CI pass.
-// A plan that expects it sets `allow_all_failed = true` in thresholds.
-const AllFailedName = "all_failed"
-
-// allFailed returns the failed check when s has requests and none ok,
-// unless th allows it.
-func allFailed(th *plan.Thresholds, s *Summary) (ThresholdResult, bool) {
-	if s.Requests == 0 || s.OK > 0 || th != nil && th.AllowAllFailed {
-		return ThresholdResult{}, false
-	}
-	return ThresholdResult{Name: AllFailedName, OK: false, Actual: float64(s.Requests), Limit: 0,
-		Detail: "every request failed: " + topCounts(s)}, true
-}
+// AllFailedName is the check every run gets (results.AllFailedName).
+const AllFailedName = results.AllFailedName
 
 // AllRequestsFailed reports whether the run failed the all_failed check.
 func (s *Summary) AllRequestsFailed() bool {
@@ -31,37 +17,18 @@ func (s *Summary) AllRequestsFailed() bool {
 
 // AllFailedOutcome is the same check on a run's counts alone, for a caller
 // that has not read the results back (apply --quiet).
-func AllFailedOutcome(th *plan.Thresholds, requests, ok int64) bool {
+func AllFailedOutcome(th *results.Thresholds, requests, ok int64) bool {
 	return requests > 0 && ok == 0 && (th == nil || !th.AllowAllFailed)
 }
 
-// topCounts names what the requests got instead, most frequent first:
-// "connect_refused 42, not_sent 778" or "status 404 ×100".
+// topCounts names what the requests got instead, most frequent first
+// (results.TopCounts, which the executor's verdict uses too).
 func topCounts(s *Summary) string {
-	type kc struct {
-		k string
-		n int64
-	}
-	var all []kc
-	for k, n := range s.ErrorKinds {
-		all = append(all, kc{k, n})
-	}
+	statuses := map[int]int64{}
 	for _, c := range s.StatusDistribution() {
-		if c.Status != 0 {
-			all = append(all, kc{fmt.Sprintf("status %d", c.Status), c.Count})
-		}
+		statuses[c.Status] = c.Count
 	}
-	slices.SortFunc(all, func(a, b kc) int {
-		if a.n != b.n {
-			return int(b.n - a.n)
-		}
-		return strings.Compare(a.k, b.k)
-	})
-	parts := make([]string, 0, len(all))
-	for _, c := range all {
-		parts = append(parts, fmt.Sprintf("%s %s", c.k, count(c.n)))
-	}
-	return strings.Join(parts, ", ")
+	return results.TopCounts(s.ErrorKinds, statuses)
 }
 
 // allFailedSection is the report's first section when every request
@@ -75,4 +42,16 @@ func allFailedSection(s *Summary) section {
 			"a plan that expects this sets allow_all_failed = true in its thresholds block",
 		},
 	}
+}
+
+// allFailed returns the all_failed check of s (results.Evaluate's) when it
+// fails, unless th allows it.
+func allFailed(th *results.Thresholds, s *Summary) (ThresholdResult, bool) {
+	only := &results.Thresholds{AllowAllFailed: th != nil && th.AllowAllFailed}
+	for _, r := range EvaluateThresholds(only, s, nil) {
+		if r.Name == AllFailedName {
+			return r, true
+		}
+	}
+	return ThresholdResult{}, false
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 )
 
 func TestAllFailedCheck(t *testing.T) {
@@ -17,14 +17,14 @@ func TestAllFailedCheck(t *testing.T) {
 	oneOK := Summary{Requests: 10, Sent: 10, OK: 1, Errors: 9, Status: map[string]int64{"200": 1, "500": 9}}
 	for _, tc := range []struct {
 		name   string
-		th     *plan.Thresholds
+		th     *results.Thresholds
 		s      Summary
 		fails  bool
 		detail string
 	}{
 		{"no thresholds, every request refused", nil, failed, true, "every request failed: connect_refused 15, not_sent 5"},
-		{"every response unexpected", &plan.Thresholds{ErrorRate: 0.5}, all404, true, "every request failed: status 404 10"},
-		{"allowed by the plan", &plan.Thresholds{AllowAllFailed: true}, failed, false, ""},
+		{"every response unexpected", &results.Thresholds{ErrorRate: 0.5}, all404, true, "every request failed: status 404 10"},
+		{"allowed by the plan", &results.Thresholds{AllowAllFailed: true}, failed, false, ""},
 		{"one ok is enough", nil, oneOK, false, ""},
 		{"nothing scheduled", nil, Summary{}, false, ""},
 	} {
@@ -46,10 +46,7 @@ func TestAllFailedCheck(t *testing.T) {
 func TestAllFailedReportSaysSo(t *testing.T) {
 	s := Summary{Requests: 20, Errors: 20, ErrorRate: 1, ErrorKinds: map[string]int64{"connect_refused": 20},
 		Status: map[string]int64{"0": 20}, Endpoints: []EndpointSummary{{Name: "home", Requests: 20, Errors: 20, Status: map[string]int64{"0": 20}}}}
-	s.Thresholds = EvaluateThresholds(&plan.Thresholds{P99: 250 * time.Millisecond}, &s)
-	if r, failed := allFailed(nil, &s); failed {
-		s.Thresholds = append(s.Thresholds, r)
-	}
+	s.Thresholds = EvaluateThresholds(&results.Thresholds{P99: 250 * time.Millisecond}, &s, nil)
 	var b bytes.Buffer
 	if err := (&Report{Summary: s}).WriteText(&b); err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tressi/tressi/plan"
-
 	"github.com/tressi/tressi/report/synth"
 	"github.com/tressi/tressi/results"
 )
@@ -151,6 +149,6 @@ func checkPercentiles(t *testing.T, what string, p Percentiles, sorted []int64) 
 	}
 }
 
-func thresholdsFor(errorRate float64, p99ms int, _ int) *plan.Thresholds {
-	return &plan.Thresholds{ErrorRate: errorRate, P99: time.Duration(p99ms) * time.Millisecond, StatusCodes: []int{500}}
+func thresholdsFor(errorRate float64, p99ms int, _ int) *results.Thresholds {
+	return &results.Thresholds{ErrorRate: errorRate, P99: time.Duration(p99ms) * time.Millisecond, StatusCodes: []int{500}}
 }

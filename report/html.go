@@ -24,11 +24,17 @@ type chartData struct {
 	// Unexpected is the part of Status the endpoints did not expect: the
 	// bars drawn as failures (a 404 the plan expects is drawn as ok).
 	Unexpected map[string]int64 `json:"unexpected"`
-	Baseline   *chartData       `json:"baseline,omitempty"`
+	// OpenConnections is a WebSocket run's most open connections per second.
+	OpenConnections []int64    `json:"open_connections,omitempty"`
+	Baseline        *chartData `json:"baseline,omitempty"`
 }
 
 func newChartData(s *Summary) *chartData {
-	return &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status, Unexpected: s.UnexpectedStatus}
+	d := &chartData{Series: s.Series, CDF: s.LatencyCDF, Status: s.Status, Unexpected: s.UnexpectedStatus}
+	if s.WebSocket != nil {
+		d.OpenConnections = s.WebSocket.OpenConnections
+	}
+	return d
 }
 
 // WriteHTML writes one self-contained page: the report's tables plus SVG
@@ -56,12 +62,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		title += ": " + r.Run.PlanName
 	}
 	return htmlPage.Execute(w, map[string]any{
-		"Title":    title,
-		"Sections": r.sections(),
-		"Baseline": r.Baseline != nil,
-		"Data":     template.JS(js),
-		"CSS":      template.CSS(css),
-		"Script":   template.JS(script),
-		"Made":     time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
+		"Title":     title,
+		"Sections":  r.sections(),
+		"Baseline":  r.Baseline != nil,
+		"WebSocket": r.WebSocket != nil && len(r.WebSocket.OpenConnections) > 0,
+		"Data":      template.JS(js),
+		"CSS":       template.CSS(css),
+		"Script":    template.JS(script),
+		"Made":      time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
 	})
 }

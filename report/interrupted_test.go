@@ -3,7 +3,6 @@ package report
 import (
 	"testing"
 
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
@@ -11,7 +10,7 @@ import (
 // stop cut off say nothing about the server, so they are no errors.
 func TestStoppedRunErrorRateIsOverRequestsSent(t *testing.T) {
 	dir := writeRows(t, results.Meta{PlanName: "quickstart", ScheduleHash: "h"}, []string{"home"}, stoppedRows(820, 319+4, 4), "")
-	rep, err := Build([]string{dir}, Options{Thresholds: &plan.Thresholds{ErrorRate: 0.01}})
+	rep, err := Build([]string{dir}, Options{Thresholds: &results.Thresholds{ErrorRate: 0.01}})
 	if err != nil {
 		t.Fatal(err)
 	}

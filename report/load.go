@@ -12,7 +12,7 @@ import (
 	"github.com/tressi/tressi/results"
 )
 
-// File names inside a run directory (DESIGN.md, "Result files").
+// File names inside a run directory (docs/contracts.md, "The run directory").
 const (
 	ResultsFile = "results.arrow"
 	SamplesFile = "samples.arrow"

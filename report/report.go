@@ -8,11 +8,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
@@ -21,7 +21,7 @@ type Options struct {
 	// Baseline, when set, is another run (or its shards) to compare with.
 	Baseline []string
 	// Thresholds are the plan's; nil reports none.
-	Thresholds *plan.Thresholds
+	Thresholds *results.Thresholds
 }
 
 // Report is a run's summary, optionally beside a baseline's.
@@ -47,6 +47,17 @@ func Build(paths []string, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Summary: *cur, inputs: inputs}
+	for _, in := range inputs {
+		ws, err := results.ReadWebSocketSummary(filepath.Dir(in.Results))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Path, err)
+		}
+		if ws != nil && rep.WebSocket == nil {
+			rep.WebSocket = ws
+		} else if ws != nil {
+			rep.WebSocket.Merge(ws)
+		}
+	}
 	if len(opts.Baseline) > 0 {
 		binputs, err := resolveAll(opts.Baseline)
 		if err != nil {
@@ -78,7 +89,7 @@ func resolveAll(paths []string) ([]Input, error) {
 }
 
 // summarize is the single pass over every input's rows.
-func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
+func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	readers, err := openInputs(inputs)
 	if err != nil {
 		return nil, err
@@ -164,10 +175,7 @@ func summarize(inputs []Input, th *plan.Thresholds) (*Summary, error) {
 	var sw []string
 	s.Samples, sw = readSamples(inputs)
 	s.Warnings = append(append([]string{}, warnings...), sw...)
-	s.Thresholds = EvaluateThresholds(th, &s)
-	if r, failed := allFailed(th, &s); failed {
-		s.Thresholds = append(s.Thresholds, r)
-	}
+	s.Thresholds = EvaluateThresholds(th, &s, t.latency)
 	return &s, nil
 }
 

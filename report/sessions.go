@@ -7,7 +7,7 @@ import (
 )
 
 // ScenarioSummary is one scenario's sessions: the rows of its steps that
-// share a slot are one session (DESIGN.md, "Result files"). Its steps'
+// share a slot are one session (docs/contracts.md, "results.arrow"). Its steps'
 // requests are the per-endpoint rows named "scenario.step".
 type ScenarioSummary struct {
 	Name string `json:"name"`
@@ -124,7 +124,7 @@ func (st *sessionTracker) summaries() []ScenarioSummary {
 		if s.failed {
 			sc.failed++
 		}
-		sc.duration.record(s.end - s.start)
+		sc.duration.Record(s.end - s.start)
 	}
 	clear(st.open)
 	var out []ScenarioSummary
@@ -132,7 +132,7 @@ func (st *sessionTracker) summaries() []ScenarioSummary {
 		out = append(out, ScenarioSummary{
 			Name: sc.name, Steps: sc.steps, Sessions: sc.sessions,
 			Completed: sc.sessions - sc.failed, Failed: sc.failed,
-			Session:            sc.duration.percentiles(),
+			Session:            sc.duration.Percentiles(),
 			RequestsPerSession: share(sc.requests, sc.sessions),
 		})
 	}

@@ -10,14 +10,17 @@ import (
 )
 
 // Summary is what a report says about one run, or about the shards of one
-// run taken together. Its JSON form is the contract of DESIGN.md ("Reports"):
+// run taken together. Its JSON form is a contract (docs/contracts.md, "Report JSON"):
 // the keys up to Thresholds are required, the rest are extras.
 type Summary struct {
-	Requests  int64   `json:"requests"`
-	Sent      int64   `json:"sent"`
-	OK        int64   `json:"ok"`
-	Errors    int64   `json:"errors"`
-	ErrorRate float64 `json:"error_rate"`
+	// WebSocket is the runs' websocket.json, merged over shards; nil
+	// without WebSocket sessions.
+	WebSocket *results.WebSocketSummary `json:"websocket,omitempty"`
+	Requests  int64                     `json:"requests"`
+	Sent      int64                     `json:"sent"`
+	OK        int64                     `json:"ok"`
+	Errors    int64                     `json:"errors"`
+	ErrorRate float64                   `json:"error_rate"`
 	// NotSent and Interrupted are the rows a stop cut off (never sent; in
 	// flight at the stop): no verdict on the server, so neither counts
 	// in Errors nor in ErrorRate, which is over the requests judged
@@ -206,6 +209,10 @@ func (t *tally) endpoint(name string, expect map[string][]int) *endpointTally {
 	return e
 }
 
+// noItem is the error word of rows that stand for for_each iterations
+// beyond a captured array: counted, but not as requests or errors.
+var noItem = results.NoItem.String()
+
 // add folds one batch in. expect is the batch's file's Meta.Expect.
 func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 	t.epOf, t.scnOf = t.epOf[:0], t.scnOf[:0]
@@ -224,6 +231,17 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		ei, xi := b.Endpoint[i], b.Error[i] // in range: results.Reader checks every index
 		ep := epOf[ei]
 		st := b.Status[i]
+		if t.errOf[xi] == noItem {
+			// A for_each iteration that did not exist: a row of its own
+			// kind, neither a request nor an error.
+			errN[xi]++
+			if sc := t.scnOf[ei]; sc >= 0 {
+				if err := t.sessions.add(sc, b.Slot[i], b.Scheduled[i], b.Scheduled[i], true); err != nil {
+					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+				}
+			}
+			continue
+		}
 		ep.requests++
 		ep.countStatus(st)
 		errN[xi]++
@@ -233,7 +251,7 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		failed := t.errOf[xi] != ""
 		if b.Sent[i] >= 0 {
 			t.sent++
-			t.sendLag.record(max(b.Sent[i]-b.Scheduled[i], 0))
+			t.sendLag.Record(max(b.Sent[i]-b.Scheduled[i], 0))
 		}
 		due := b.Scheduled[i]
 		t.firstDue = min(t.firstDue, due)
@@ -255,10 +273,10 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		end := due + lat
 		t.lastEnd = max(t.lastEnd, end)
 		t.completed++
-		t.latency.record(lat)
-		ep.latency.record(lat)
+		t.latency.Record(lat)
+		ep.latency.Record(lat)
 		if svc := b.Service[i]; svc >= 0 {
-			t.service.record(svc)
+			t.service.Record(svc)
 		}
 		ok := !failed && ep.expects(st)
 		if ok {
@@ -297,10 +315,10 @@ func (t *tally) summary() Summary {
 		Completed:        t.completed,
 		BytesOut:         t.bytesOut,
 		BytesIn:          t.bytesIn,
-		Latency:          t.latency.percentiles(),
-		Service:          t.service.percentiles(),
-		SendLag:          t.sendLag.percentiles(),
-		LatencyCDF:       t.latency.cdf(),
+		Latency:          t.latency.Percentiles(),
+		Service:          t.service.Percentiles(),
+		SendLag:          t.sendLag.Percentiles(),
+		LatencyCDF:       cdf(t.latency),
 		Status:           map[string]int64{},
 		UnexpectedStatus: map[string]int64{},
 		ErrorKinds:       maps.Clone(t.errorKinds),
@@ -320,7 +338,7 @@ func (t *tally) summary() Summary {
 	for _, e := range t.endpoints {
 		es := EndpointSummary{
 			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok - e.unjudged,
-			Latency: e.latency.percentiles(), Status: e.statusMap(),
+			Latency: e.latency.Percentiles(), Status: e.statusMap(),
 		}
 		for k, n := range es.Status {
 			s.Status[k] += n

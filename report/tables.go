@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tressi/tressi/results"
 )
 
 // section is one titled table of a report. Text, Markdown and HTML lay out
@@ -49,6 +51,9 @@ func (r *Report) sections() []section {
 		out = append(out, scenarioSection(s))
 	}
 	out = append(out, endpointSection(s), statusSection(s))
+	if s.WebSocket != nil {
+		out = append(out, webSocketSection(s.WebSocket))
+	}
 	if len(s.ErrorKinds) > 0 {
 		out = append(out, errorSection(s))
 	}
@@ -400,4 +405,43 @@ func sortByCount(keys []string, m map[string]int64) {
 		}
 		return strings.Compare(a, b)
 	})
+}
+
+// webSocketSection is what websocket.json adds: sessions, frames nobody
+// awaited, fan-out deliveries and connections. Round trips per step are the
+// endpoint table's rows.
+func webSocketSection(w *results.WebSocketSummary) section {
+	sec := section{Title: "WebSocket", Header: []string{"", "count", "p50 ms", "p90 ms", "p99 ms", "max ms"}, Align: "lrrrrr"}
+	pct := func(name string, n int64, p results.WSPercentiles) {
+		sec.Rows = append(sec.Rows, []string{name, count(n), millis(ms(p.P50)), millis(ms(p.P90)), millis(ms(p.P99)), millis(ms(p.Max))})
+	}
+	plain := func(name string, n int64) {
+		sec.Rows = append(sec.Rows, []string{name, count(n), "", "", "", ""})
+	}
+	plain("sessions started", w.Sessions.Started)
+	pct("sessions connected (connect time)", w.Sessions.Connected, w.Connect)
+	plain("sessions completed", w.Sessions.Completed)
+	plain("sessions failed", w.Sessions.Failed)
+	pct("session duration", w.SessionDuration.Count, w.SessionDuration)
+	plain("messages sent", w.Messages.Sent)
+	plain("messages received", w.Messages.Received)
+	plain("messages unmatched", w.Messages.Unmatched)
+	for _, k := range sortedKeys(w.Messages.UnmatchedByStep) {
+		plain("  unmatched after "+k, w.Messages.UnmatchedByStep[k])
+	}
+	if f := w.Fanout; f.Marked > 0 {
+		plain("marked messages sent", f.Marked)
+		pct("deliveries (latency from the send)", f.Delivered, f.DeliveryLatencyNs)
+		plain("marked messages received by another session", f.Received)
+		plain("marked messages nobody received", f.Unreceived)
+		sec.Notes = append(sec.Notes, fmt.Sprintf("%.2f deliveries per marked message (at most %d)", f.PerMessage, f.MaxPerMessage))
+	}
+	if n := len(w.OpenConnections); n > 0 {
+		peak := int64(0)
+		for _, v := range w.OpenConnections {
+			peak = max(peak, v)
+		}
+		sec.Notes = append(sec.Notes, fmt.Sprintf("open connections: peak %s over %d s", count(peak), n))
+	}
+	return sec
 }

@@ -1,6 +1,6 @@
 package results
 
-// ErrorKind is one word of the fixed error vocabulary of DESIGN.md, stored
+// ErrorKind is one word of the fixed error vocabulary (docs/contracts.md), stored
 // as a small integer in memory and as a dictionary string on disk.
 type ErrorKind uint8
 
@@ -19,6 +19,11 @@ const (
 	CaptureFailed
 	Interrupted
 	NotSent
+	// WebSocket sessions.
+	AwaitTimeout // no frame matched the await before its timeout
+	WSClosed     // the connection closed (close frame or EOF) before the answer
+	WSProtocol   // the server broke RFC 6455 or refused the upgrade
+	NoItem       // a for_each iteration beyond the captured array's length
 	numErrorKinds
 )
 
@@ -38,6 +43,10 @@ var ErrorNames = [numErrorKinds]string{
 	CaptureFailed:  "capture_failed",
 	Interrupted:    "interrupted",
 	NotSent:        "not_sent",
+	AwaitTimeout:   "await_timeout",
+	WSClosed:       "ws_closed",
+	WSProtocol:     "ws_protocol",
+	NoItem:         "no_item",
 }
 
 func (k ErrorKind) String() string {

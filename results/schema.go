@@ -37,6 +37,9 @@ const (
 	KeyExpect       = "tressi.expect"
 	KeyScenarios    = "tressi.scenarios"
 	KeySlots        = "tressi.slots"
+	// KeyProbe marks the results of one probe of a capacity search: a JSON
+	// object the search package writes and reads (see docs/search.md).
+	KeyProbe = "tressi.probe"
 )
 
 // Row is one request outcome. Times are ns after run start; -1 where the
@@ -74,11 +77,32 @@ type Meta struct {
 	// it is known before the run (the open model), 0 otherwise. A file
 	// that holds fewer of its shard's slots is from a run cut short.
 	Slots int64
+	// Probe is the capacity-search probe these rows belong to, as JSON;
+	// empty outside a search.
+	Probe string
 }
 
 // Shard is stripe Index of Count; the zero value means the whole schedule (0/1).
 type Shard struct {
 	Index, Count int
+}
+
+// Owns reports whether slot (or closed-model user) k belongs to the shard:
+// k mod Count == Index. The zero Shard owns everything.
+func (s Shard) Owns(k uint64) bool {
+	return s.Count <= 1 || k%uint64(s.Count) == uint64(s.Index)
+}
+
+// Slots is how many of the first n slots (or users) the shard owns.
+func (s Shard) Slots(n int64) int64 {
+	if s.Count <= 1 {
+		return n
+	}
+	own := n / int64(s.Count)
+	if int64(s.Index) < n%int64(s.Count) {
+		own++
+	}
+	return own
 }
 
 func (s Shard) String() string {
@@ -129,6 +153,10 @@ func (m Meta) metadata() arrow.Metadata {
 		keys = append(keys, KeyScenarios)
 		values = append(values, string(sj))
 	}
+	if m.Probe != "" {
+		keys = append(keys, KeyProbe)
+		values = append(values, m.Probe)
+	}
 	return arrow.NewMetadata(keys, values)
 }
 
@@ -146,6 +174,7 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	m.RunID = get(KeyRunID)
 	m.ScheduleHash = get(KeyScheduleHash)
 	m.PlanName = get(KeyPlanName)
+	m.Probe = get(KeyProbe)
 	var err error
 	if v := get(KeyStartUnixNs); v != "" {
 		if m.StartUnixNs, err = strconv.ParseInt(v, 10, 64); err != nil {

@@ -56,6 +56,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.me(ctx)
 	case RouteBytes:
 		s.bytes(ctx, path[len(prefixBytes):])
+	case RouteWSEcho:
+		s.wsEcho(ctx)
+	case RouteTinode:
+		s.tinodeChannel(ctx)
+	case RouteQueue:
+		s.queue(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -75,6 +81,12 @@ func routeOf(path []byte) Route {
 		return RouteLogin
 	case bytes.Equal(path, pathMe):
 		return RouteMe
+	case bytes.Equal(path, pathWSEcho):
+		return RouteWSEcho
+	case bytes.Equal(path, pathChannels):
+		return RouteTinode
+	case bytes.Equal(path, pathQueue):
+		return RouteQueue
 	}
 	return RouteNotFound
 }

@@ -43,6 +43,12 @@ type Options struct {
 	Secret string
 	// ShutdownGrace bounds how long Close waits for busy connections.
 	ShutdownGrace time.Duration
+	// WSPingInterval is how often WebSocket clients are pinged (Tinode: 50 s).
+	WSPingInterval time.Duration
+	// WSIdleTimeout drops a WebSocket client silent for this long (Tinode: 55 s).
+	WSIdleTimeout time.Duration
+	// TinodeTopics is how many group topics every Tinode user is subscribed to.
+	TinodeTopics int
 }
 
 func (o Options) withDefaults() Options {
@@ -61,6 +67,15 @@ func (o Options) withDefaults() Options {
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = DefaultShutdownGrace
 	}
+	if o.WSPingInterval <= 0 {
+		o.WSPingInterval = DefaultWSPingInterval
+	}
+	if o.WSIdleTimeout <= 0 {
+		o.WSIdleTimeout = DefaultWSIdleTimeout
+	}
+	if o.TinodeTopics <= 0 {
+		o.TinodeTopics = DefaultTinodeTopics
+	}
 	return o
 }
 
@@ -71,6 +86,8 @@ type Server struct {
 	srv      *fasthttp.Server
 	counters counters
 	auth     auth
+	tinode   *tinodeHub
+	fifo     fifo // the /queue route's single server
 
 	// stallUntil is the end of the current stall window in Unix ns (0: none).
 	stallUntil atomic.Int64
@@ -91,6 +108,7 @@ type Server struct {
 func New(opts Options) *Server {
 	s := &Server{opts: opts.withDefaults(), done: make(chan struct{})}
 	s.auth = newAuth(s.opts.Secret)
+	s.tinode = newTinodeHub(s, s.opts.TinodeTopics)
 	s.srv = &fasthttp.Server{
 		Handler:            s.handle,
 		Name:               "tressi-target",

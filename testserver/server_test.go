@@ -240,7 +240,7 @@ func TestStatsCountEveryRequest(t *testing.T) {
 	wg.Wait()
 	st := s.Stats()
 	want := map[string]uint64{"root": 160, "status": 10, "not_found": 10, "echo": 10, "bytes": 10,
-		"delay": 0, "login": 0, "me": 0}
+		"delay": 0, "login": 0, "me": 0, "ws_echo": 0, "tinode": 0, "queue": 0}
 	if st.Requests != n {
 		t.Errorf("Requests = %d, want %d", st.Requests, n)
 	}

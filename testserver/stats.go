@@ -19,11 +19,14 @@ const (
 	RouteLogin                 // /login
 	RouteMe                    // /me
 	RouteBytes                 // /bytes/{n}
+	RouteWSEcho                // /ws/echo (WebSocket)
+	RouteTinode                // /v0/channels (WebSocket, Tinode's protocol)
+	RouteQueue                 // /queue?service=DURATION
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {

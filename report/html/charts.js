@@ -106,6 +106,13 @@
     { name: "p99", key: "p99_ms", color: COLORS[1] }
   ]), null, "seconds after start");
 
+  if (data.open_connections && document.getElementById("chart-connections")) {
+    lineChart("chart-connections", "connections", [{
+      name: "open connections", color: COLORS[5],
+      points: data.open_connections.map(function (v, i) { return [i, v]; })
+    }], null, "seconds after start");
+  }
+
   lineChart("chart-throughput", "throughput", withBaseline([
     { name: "responses/s", key: "completed", color: COLORS[2] },
     { name: "errors/s", key: "errors", color: COLORS[1] }

@@ -141,7 +141,7 @@ func status(endpoint uint16, u float64) uint16 {
 
 // Owns reports whether s's shard holds slot k (striping: k mod n).
 func (s Spec) Owns(k uint64) bool {
-	return s.Shard.Count <= 1 || int(k%uint64(s.Shard.Count)) == s.Shard.Index
+	return s.Shard.Owns(k)
 }
 
 // WriteRun writes s as a run directory: results.arrow, samples.arrow and

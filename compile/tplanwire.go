@@ -1,0 +1,211 @@
+package compile
+
+import (
+	"time"
+
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// The .tplan header's wire structs: the file format, spelled out. The
+// schedule's Go types are converted to and from them, so a Go field can be
+// renamed without changing what a .tplan holds. The JSON names are those
+// the header has always had (the Go field names of the first format);
+// testdata/tplan/header.golden.json pins them. Durations are ns.
+
+type wireTarget struct {
+	Name               string `json:"Name"`
+	Scheme             string `json:"Scheme"`
+	Addr               string `json:"Addr"`
+	Host               string `json:"Host"`
+	Connections        int    `json:"Connections"`
+	Connection         string `json:"Connection"`
+	Timeout            int64  `json:"Timeout"`
+	ConnectTimeout     int64  `json:"ConnectTimeout"`
+	InsecureSkipVerify bool   `json:"InsecureSkipVerify"`
+}
+
+type wireSplice struct {
+	Segments [][]byte   `json:"Segments"`
+	Holes    []wireHole `json:"Holes"`
+}
+
+type wireHole struct {
+	Kind        uint8  `json:"Kind"`
+	Index       int    `json:"Index"`
+	Min         int64  `json:"Min"`
+	Max         int64  `json:"Max"`
+	JSONEscape  bool   `json:"JSONEscape"`
+	QueryEscape bool   `json:"QueryEscape,omitempty"`
+	URIEscape   bool   `json:"URIEscape,omitempty"`
+	ID          uint32 `json:"ID"`
+}
+
+type wireHeader struct {
+	Name  string     `json:"Name"`
+	Value wireSplice `json:"Value"`
+}
+
+type wireRequest struct {
+	Name    string       `json:"Name"`
+	Target  int          `json:"Target"`
+	Method  string       `json:"Method"`
+	URI     wireSplice   `json:"URI"`
+	Headers []wireHeader `json:"Headers"`
+	Body    wireSplice   `json:"Body"`
+	Expect  []int        `json:"Expect"`
+	Static  bool         `json:"Static"`
+}
+
+type wireCapture struct {
+	Name  string `json:"Name"`
+	Kind  uint8  `json:"Kind"`
+	Expr  string `json:"Expr"`
+	Index int    `json:"Index"`
+}
+
+type wireStep struct {
+	Name     string        `json:"Name"`
+	Request  int           `json:"Request"`
+	Repeat   int           `json:"Repeat"`
+	Think    int64         `json:"Think"`
+	Captures []wireCapture `json:"Captures"`
+}
+
+type wireEntry struct {
+	Name       string     `json:"Name"`
+	Weight     int        `json:"Weight"`
+	Scenario   bool       `json:"Scenario"`
+	Steps      []wireStep `json:"Steps"`
+	MaxRate    float64    `json:"MaxRate"`
+	Data       int        `json:"Data"`
+	Connection string     `json:"Connection"`
+	Think      int64      `json:"Think"`
+}
+
+type wireData struct {
+	Name    string     `json:"Name"`
+	Columns []string   `json:"Columns"`
+	Rows    [][]string `json:"Rows"`
+	Random  bool       `json:"Random"`
+}
+
+type wireUser struct {
+	Start int64 `json:"Start"`
+	Stop  int64 `json:"Stop"`
+}
+
+type wireThresholds struct {
+	ErrorRate   float64 `json:"ErrorRate"`
+	ErrorCount  int64   `json:"ErrorCount"`
+	StatusCodes []int   `json:"StatusCodes"`
+	P50         int64   `json:"P50"`
+	P90         int64   `json:"P90"`
+	P95         int64   `json:"P95"`
+	P99         int64   `json:"P99"`
+	P999        int64   `json:"P999"`
+	Abort       bool    `json:"Abort"`
+	// AllowAllFailed is new in format 1's header: older files lack it
+	// (false, the default).
+	AllowAllFailed bool `json:"AllowAllFailed"`
+}
+
+// mapSlice converts a slice element by element, keeping nil as nil (the
+// header has always written empty lists as null).
+func mapSlice[A, B any](in []A, f func(A) B) []B {
+	if in == nil {
+		return nil
+	}
+	out := make([]B, len(in))
+	for i, a := range in {
+		out[i] = f(a)
+	}
+	return out
+}
+
+func toWireTarget(t Target) wireTarget {
+	return wireTarget{Name: t.Name, Scheme: t.Scheme, Addr: t.Addr, Host: t.Host, Connections: t.Connections,
+		Connection: t.Connection, Timeout: int64(t.Timeout), ConnectTimeout: int64(t.ConnectTimeout),
+		InsecureSkipVerify: t.InsecureSkipVerify}
+}
+
+func fromWireTarget(w wireTarget) Target {
+	return Target{Name: w.Name, Scheme: w.Scheme, Addr: w.Addr, Host: w.Host, Connections: w.Connections,
+		Connection: w.Connection, Timeout: time.Duration(w.Timeout), ConnectTimeout: time.Duration(w.ConnectTimeout),
+		InsecureSkipVerify: w.InsecureSkipVerify}
+}
+
+func toWireSplice(s Splice) wireSplice {
+	return wireSplice{Segments: s.Segments, Holes: mapSlice(s.Holes, func(h Hole) wireHole {
+		return wireHole{Kind: uint8(h.Kind), Index: h.Index, Min: h.Min, Max: h.Max, JSONEscape: h.JSONEscape,
+			QueryEscape: h.QueryEscape, URIEscape: h.URIEscape, ID: h.ID}
+	})}
+}
+
+func fromWireSplice(w wireSplice) Splice {
+	return Splice{Segments: w.Segments, Holes: mapSlice(w.Holes, func(h wireHole) Hole {
+		return Hole{Kind: plan.HoleKind(h.Kind), Index: h.Index, Min: h.Min, Max: h.Max, JSONEscape: h.JSONEscape,
+			QueryEscape: h.QueryEscape, URIEscape: h.URIEscape, ID: h.ID}
+	})}
+}
+
+func toWireRequest(r Request) wireRequest {
+	return wireRequest{Name: r.Name, Target: r.Target, Method: r.Method, URI: toWireSplice(r.URI),
+		Headers: mapSlice(r.Headers, func(h HeaderSplice) wireHeader {
+			return wireHeader{Name: h.Name, Value: toWireSplice(h.Value)}
+		}),
+		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static}
+}
+
+func fromWireRequest(w wireRequest) Request {
+	return Request{Name: w.Name, Target: w.Target, Method: w.Method, URI: fromWireSplice(w.URI),
+		Headers: mapSlice(w.Headers, func(h wireHeader) HeaderSplice {
+			return HeaderSplice{Name: h.Name, Value: fromWireSplice(h.Value)}
+		}),
+		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static}
+}
+
+func toWireEntry(e Entry) wireEntry {
+	return wireEntry{Name: e.Name, Weight: e.Weight, Scenario: e.Scenario, MaxRate: e.MaxRate, Data: e.Data,
+		Connection: e.Connection, Think: int64(e.Think),
+		Steps: mapSlice(e.Steps, func(s Step) wireStep {
+			return wireStep{Name: s.Name, Request: s.Request, Repeat: s.Repeat, Think: int64(s.Think),
+				Captures: mapSlice(s.Captures, func(c Capture) wireCapture {
+					return wireCapture{Name: c.Name, Kind: uint8(c.Kind), Expr: c.Expr, Index: c.Index}
+				})}
+		})}
+}
+
+func fromWireEntry(w wireEntry) Entry {
+	return Entry{Name: w.Name, Weight: w.Weight, Scenario: w.Scenario, MaxRate: w.MaxRate, Data: w.Data,
+		Connection: w.Connection, Think: time.Duration(w.Think),
+		Steps: mapSlice(w.Steps, func(s wireStep) Step {
+			return Step{Name: s.Name, Request: s.Request, Repeat: s.Repeat, Think: time.Duration(s.Think),
+				Captures: mapSlice(s.Captures, func(c wireCapture) Capture {
+					return Capture{Name: c.Name, Kind: CaptureKind(c.Kind), Expr: c.Expr, Index: c.Index}
+				})}
+		})}
+}
+
+func toWireData(d Data) wireData {
+	return wireData{Name: d.Name, Columns: d.Columns, Rows: d.Rows, Random: d.Random}
+}
+
+func fromWireData(w wireData) Data {
+	return Data{Name: w.Name, Columns: w.Columns, Rows: w.Rows, Random: w.Random}
+}
+
+func toWireUser(u UserSpan) wireUser   { return wireUser{Start: u.Start, Stop: u.Stop} }
+func fromWireUser(w wireUser) UserSpan { return UserSpan{Start: w.Start, Stop: w.Stop} }
+
+func toWireThresholds(t results.Thresholds) wireThresholds {
+	return wireThresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
+		P50: int64(t.P50), P90: int64(t.P90), P95: int64(t.P95), P99: int64(t.P99), P999: int64(t.P999), Abort: t.Abort,
+		AllowAllFailed: t.AllowAllFailed}
+}
+
+func fromWireThresholds(w wireThresholds) results.Thresholds {
+	return results.Thresholds{ErrorRate: w.ErrorRate, ErrorCount: w.ErrorCount, StatusCodes: w.StatusCodes,
+		P50: time.Duration(w.P50), P90: time.Duration(w.P90), P95: time.Duration(w.P95), P99: time.Duration(w.P99),
+		P999: time.Duration(w.P999), Abort: w.Abort, AllowAllFailed: w.AllowAllFailed}
+}

@@ -1,0 +1,158 @@
+package exec
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/h1"
+)
+
+// codec frames one protocol's exchanges over a connection's plaintext: the
+// loop moves bytes, a codec knows where a request's bytes come from and
+// where a response ends. HTTP/1.1 (h1Codec) carries one exchange at a
+// time; a codec for a protocol with many exchanges in flight on one
+// connection (HTTP/2 streams, WebSocket messages) keeps its own table of
+// the jobs it carries and reports each completion the way h1Codec reports
+// its one (see the package comment).
+type codec interface {
+	// begin readies the codec for the connection's job and returns the
+	// bytes that send it, valid until the next begin.
+	begin(l *evloop, c *lconn) []byte
+	// decode takes bytes read from the connection and says how many it
+	// used and whether they completed the exchange.
+	decode(in []byte) (used int, done bool, err error)
+	// eof: the peer closed; whether that completed the exchange.
+	eof() (done bool, err error)
+	// response is the completed exchange, valid until the next begin.
+	response() *lresponse
+}
+
+// lresponse is what a completed exchange leaves for its row and sample.
+type lresponse struct {
+	status    int
+	keepAlive bool // the connection may carry another exchange
+	sampled   bool // the head hook asked to keep a sample of it
+	// rawResponse: the head, when sampled or captured from, and the kept
+	// prefix of the body: the sample's size, or a capture's limit.
+	rawResponse
+	bodyLen int64 // the body's whole size
+}
+
+// h1MaxHead bounds the read buffer: a head must fit it whole.
+const h1MaxHead = h1.MaxHead
+
+// h1Codec is HTTP/1.1, one exchange at a time: the request's bytes as
+// fasthttp writes them (the writer both engines share), the response read
+// by the streaming h1.Parser, which keeps only the sampled prefix of a
+// body, whatever its size.
+type h1Codec struct {
+	p    h1.Parser
+	resp lresponse
+	// wbuf holds a rendered request with holes.
+	wbuf []byte
+	// seenEP/seenStatus: the last kind the sample check found already
+	// sampled, so the common case skips the map.
+	seenEP, seenStatus uint16
+}
+
+func newH1Codec(l *evloop, c *lconn) *h1Codec {
+	h := &h1Codec{}
+	h.p.Head = h.headHook(l, c)
+	return h
+}
+
+func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
+	j := &c.job
+	pr := j.pr
+	h.resp.sampled = false
+	h.resp.head, h.resp.body = h.resp.head[:0], nil
+	h.p.Reset(pr.spec.Method == "HEAD", c.t.maxBody)
+	if pr.wire != nil {
+		return pr.wire
+	}
+	l.enc.vals.Slot = j.k
+	l.enc.vals.Row = l.ex.s.Row(int(j.entry), j.k)
+	l.enc.vals.Captured = nil
+	if j.st != nil {
+		l.enc.vals.Captured = l.sessions[j.sess].captured
+	}
+	h.wbuf = l.enc.render(h.wbuf[:0], pr)
+	return h.wbuf
+}
+
+func (h *h1Codec) decode(in []byte) (int, bool, error) {
+	used, done, err := h.p.Feed(in)
+	if done {
+		h.settle()
+	}
+	return used, done, err
+}
+
+func (h *h1Codec) eof() (bool, error) {
+	done, err := h.p.EOF()
+	if err == nil {
+		// The body ended with the connection.
+		h.p.Close = true
+		h.settle()
+		done = true
+	}
+	return done, err
+}
+
+func (h *h1Codec) settle() {
+	h.resp.status, h.resp.keepAlive = h.p.Status, !h.p.Close
+	h.resp.body, h.resp.bodyLen = h.p.Body, h.p.BodyLen
+}
+
+func (h *h1Codec) response() *lresponse { return &h.resp }
+
+// headHook is the parser's hook: once a response's status is known, it
+// decides how much of the response to keep: for a sample (the first of its
+// kind), its head and the sample's prefix of its body; for a session
+// step's captures, its head or the capture limit's prefix of its body.
+// Nothing else of a body is ever held.
+func (h *h1Codec) headHook(l *evloop, c *lconn) func(int, []byte) int {
+	return func(status int, head []byte) int {
+		keep, keepHead := 0, false
+		if st := c.job.st; st != nil && len(st.capture) > 0 {
+			keepHead = st.readsHead
+			if st.readsBody {
+				keep = captureBodyLimit
+			}
+		}
+		if h.sampleNew(l, c.job.pr.endpoint, status) {
+			h.resp.sampled = true
+			keep, keepHead = max(keep, l.ex.maxSample), true
+		}
+		if keepHead {
+			h.resp.head = append(h.resp.head[:0], head...)
+		}
+		return keep
+	}
+}
+
+// sampleNew says whether a response of this endpoint and status would be
+// the first of its kind; the last kind found sampled already is
+// remembered, so the common case skips the map.
+func (h *h1Codec) sampleNew(l *evloop, ep uint16, status int) bool {
+	if status < 0 || status > 0xffff || (ep == h.seenEP && uint16(status) == h.seenStatus) {
+		return false
+	}
+	if !l.sink.sampleNew(ep, uint16(status)) {
+		h.seenEP, h.seenStatus = ep, uint16(status)
+		return false
+	}
+	return true
+}
+
+// h1Encoder renders a request with holes into its wire bytes with the
+// loop's values: one per loop, since the loop renders one at a time.
+type h1Encoder struct {
+	vals compile.Values
+	req  fasthttp.Request
+	wire wireWriter
+}
+
+func (e *h1Encoder) render(dst []byte, pr *preparedRequest) []byte {
+	return e.wire.render(dst, pr, &e.vals, &e.req)
+}

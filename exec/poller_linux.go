@@ -1,0 +1,218 @@
+package exec
+
+import (
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// poller is a loop's epoll set and the raw system calls the loop makes:
+// the only file that speaks to the kernel. Every failure comes back as an
+// *os.SyscallError naming the call, and is handled by kind where it
+// happens: EAGAIN (nothing to do now), EINTR (ask again), the rest (the
+// connection, or the loop, is broken).
+//
+// Its waits, reads and writes are raw syscalls on non-blocking sockets: the
+// runtime's bookkeeping for a call that cannot block is pure cost, and
+// told of a blocking call the runtime's monitor takes the P away after
+// 20 µs and hands it to another thread, so the loop pays two context
+// switches and a futex to get it back, about once per wait.
+type poller struct {
+	epfd int
+	evs  []unix.EpollEvent
+	// wakefd is an eventfd in the set: other goroutines (a transport
+	// finishing a handshake, say) write it to wake the loop, after putting
+	// what they want done in the mailbox.
+	wakefd  int
+	mu      sync.Mutex
+	mailbox []int32 // connection ids to look at again
+	taken   []int32 // the mailbox's other buffer, the loop's
+}
+
+// wakeID is the epoll data of the wake-up eventfd: no connection has it.
+const wakeID = -1
+
+func newPoller(events int) (*poller, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	p := &poller{epfd: epfd, wakefd: wfd, evs: make([]unix.EpollEvent, events)}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeID}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev); err != nil {
+		p.close()
+		return nil, os.NewSyscallError("epoll_ctl", err)
+	}
+	return p, nil
+}
+
+func (p *poller) close() {
+	unix.Close(p.wakefd)
+	unix.Close(p.epfd)
+}
+
+// interest is what a connection waits for: always input and the peer's
+// close, output only while it has bytes the socket would not take.
+func interest(out bool) uint32 {
+	ev := uint32(unix.EPOLLIN | unix.EPOLLRDHUP)
+	if out {
+		ev |= unix.EPOLLOUT
+	}
+	return ev
+}
+
+// add puts fd in the set under id.
+func (p *poller) add(fd int, id int32, out bool) error {
+	ev := unix.EpollEvent{Events: interest(out), Fd: id}
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+// modify changes what fd waits for.
+func (p *poller) modify(fd int, id int32, out bool) error {
+	ev := unix.EpollEvent{Events: interest(out), Fd: id}
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+// wait is epoll_pwait2: its timeout has ns resolution, where epoll_wait's
+// counts whole milliseconds. It is raw even though it blocks (see poller);
+// there is always a spare P for the rest of the process (see
+// chooseEngine). The runtime's monitor interrupts a wait longer than 10 ms
+// with a signal: EINTR is an empty wait. Any other error means the set is
+// unusable (EBADF, EINVAL, EFAULT: a bug), and the loop must stop.
+func (p *poller) wait(timeout int64) (int, error) {
+	ts := unix.NsecToTimespec(timeout)
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&p.evs[0])),
+		uintptr(len(p.evs)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	switch e {
+	case 0:
+		return int(r), nil
+	case unix.EINTR:
+		return 0, nil
+	}
+	return 0, os.NewSyscallError("epoll_pwait2", e)
+}
+
+// wake asks the loop to look at connection id again: safe from any
+// goroutine. The eventfd's counter saturates nowhere near in practice; a
+// write that would block (EAGAIN) means a wake-up is already pending.
+func (p *poller) wake(id int32) {
+	p.mu.Lock()
+	p.mailbox = append(p.mailbox, id)
+	p.mu.Unlock()
+	one := uint64(1)
+	for {
+		_, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(p.wakefd), uintptr(unsafe.Pointer(&one)), 8)
+		if e != unix.EINTR {
+			return
+		}
+	}
+}
+
+// woken empties the eventfd and returns the ids posted since the last
+// call; the slice is the loop's until the next call.
+func (p *poller) woken() []int32 {
+	var n uint64
+	for {
+		_, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(p.wakefd), uintptr(unsafe.Pointer(&n)), 8)
+		if e != unix.EINTR {
+			break
+		}
+	}
+	p.mu.Lock()
+	p.taken, p.mailbox = p.mailbox, p.taken[:0]
+	p.mu.Unlock()
+	return p.taken
+}
+
+// newSocket opens a non-blocking TCP socket with Nagle off, and with the
+// kernel's receive stamps when stamps is set.
+func newSocket(family int, stamps bool) (int, error) {
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("socket", err)
+	}
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+		unix.Close(fd)
+		return -1, os.NewSyscallError("setsockopt TCP_NODELAY", err)
+	}
+	if stamps {
+		if err := stampSocket(fd); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	return fd, nil
+}
+
+// stampSocket asks the kernel to stamp what fd receives.
+func stampSocket(fd int) error {
+	err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
+		unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE)
+	return os.NewSyscallError("setsockopt SO_TIMESTAMPING", err)
+}
+
+// connect starts a non-blocking connect: EINPROGRESS is the usual answer
+// and no error.
+func connect(fd int, sa unix.Sockaddr) error {
+	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
+		return os.NewSyscallError("connect", err)
+	}
+	return nil
+}
+
+// connectResult is how a non-blocking connect ended: nil once connected.
+func connectResult(fd int) error {
+	errno, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return os.NewSyscallError("getsockopt SO_ERROR", err)
+	}
+	if errno != 0 {
+		return os.NewSyscallError("connect", syscall.Errno(errno))
+	}
+	return nil
+}
+
+// closeFD closes a socket, which also takes it out of the epoll set. The
+// only error close reports on a socket is EBADF (a bug: it was closed
+// already) or EINTR, after which Linux has closed it anyway; neither
+// leaves anything to do.
+func closeFD(fd int) {
+	_ = unix.Close(fd)
+}
+
+func rawWrite(fd int, b []byte) (int, syscall.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+func rawRead(fd int, b []byte) (int, syscall.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+// rawSleep sleeps d ns without watching the sockets.
+func rawSleep(d int64) {
+	ts := unix.NsecToTimespec(d)
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// lowerThreadPriority puts the calling thread in SCHED_IDLE: it runs only
+// when nothing else on its core wants to. Best effort: without it the
+// recorder only competes for the spare P.
+func lowerThreadPriority() {
+	_ = unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0)
+}

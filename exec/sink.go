@@ -1,0 +1,189 @@
+package exec
+
+import (
+	"github.com/tressi/tressi/results"
+)
+
+// rowSink is where one sender (a fasthttp worker, a session runner, an
+// event loop) puts the rows it finishes: a buffer handed to the recorder in
+// batches, the sender's live counters and its memory of which kinds of
+// response it already offered as samples. One goroutine owns a sink, so the
+// per-request path takes no lock and allocates nothing once warm.
+type rowSink struct {
+	ex    *executor
+	rows  []results.Row
+	first int64 // when the oldest buffered row was added
+	stats *workerStats
+	seen  map[sampleKey]struct{} // keys this sink already offered
+	// flushAt is the row count at which the buffer goes to the recorder.
+	flushAt int
+}
+
+type sampleKey struct {
+	endpoint, status uint16
+	err              results.ErrorKind
+}
+
+// newSink gives a sender its sink, with counters of its own the monitor
+// sums.
+func (ex *executor) newSink() rowSink {
+	st := new(workerStats)
+	ex.stats = append(ex.stats, st)
+	s := ex.sinkWith(st)
+	// Senders started together fill their buffers together: staggering the
+	// first flush keeps the recorder's work (and the pacer's delays behind
+	// it on one core) spread out instead of 50 buffers landing at once.
+	s.flushAt = cap(s.rows) - (len(ex.stats)*97)%cap(s.rows)
+	return s
+}
+
+// sinkWith is a sink counting into stats, which may be shared: the session
+// pool's runners count in stripes, since the monitor reads a list fixed
+// before the run.
+func (ex *executor) sinkWith(stats *workerStats) rowSink {
+	s := rowSink{ex: ex, stats: stats, seen: map[sampleKey]struct{}{}, rows: ex.rec.buffer()}
+	s.flushAt = cap(s.rows)
+	return s
+}
+
+// outcome builds the row of a request that ended at done, counting it in
+// the live figures. Every engine records through it: sent is -1 when no
+// byte went out, status is the response's when err is nil.
+func (s *rowSink) outcome(pr *preparedRequest, k uint64, scheduled, sent, done, out, in int64, status int, err error) results.Row {
+	ex := s.ex
+	row := results.Row{Slot: k, Scheduled: scheduled, Sent: sent, Latency: -1, Service: -1, Endpoint: pr.endpoint,
+		BytesOut: clampU32(out), BytesIn: clampU32(in)}
+	if err == nil {
+		row.Status = uint16(status)
+		row.Latency = done - scheduled
+		if sent >= 0 {
+			row.Service = done - sent
+		}
+	} else if ex.aborted.Load() {
+		row.Error = results.Interrupted
+	} else {
+		row.Error = classify(err)
+	}
+	if sent >= 0 {
+		s.stats.sent.Add(1)
+	}
+	s.stats.done.Add(1)
+	if err != nil || !results.ExpectsStatus(pr.spec.Expect, status) {
+		s.stats.failed.Add(1)
+	}
+	return row
+}
+
+// keep buffers a finished row and ends the run on a status a threshold
+// names.
+func (s *rowSink) keep(row results.Row, done int64) {
+	s.appendAt(row, done)
+	if row.Error == results.None && int(row.Status) < len(s.ex.abortStatus) && s.ex.abortStatus[row.Status] {
+		s.ex.th.statusSeen(row.Status)
+	}
+}
+
+func clampU32(n int64) uint32 {
+	if n > 1<<32-1 {
+		return 1<<32 - 1
+	}
+	return uint32(n)
+}
+
+// notSent records a slot that was never started: for a scenario, one row
+// for each request the session would have sent.
+func (s *rowSink) notSent(k uint64, entry int, due int64) {
+	if sc := s.ex.scen.entry(entry); sc != nil {
+		s.notSentFrom(k, sc, 0, 0, due)
+		return
+	}
+	pr := &s.ex.reqs[s.ex.s.Entries[entry].Steps[0].Request]
+	s.append(results.Row{Slot: k, Scheduled: due, Sent: -1, Latency: -1, Service: -1,
+		Endpoint: pr.endpoint, Error: results.NotSent})
+}
+
+// notSentFrom records the requests of a session left unsent from repeat j
+// of step i on. They carry the instant the first of them became ready, so
+// a session's rows always add up to its requests (Σ repeats) whether it
+// ran, stopped half-way or never began.
+func (s *rowSink) notSentFrom(k uint64, sc *scenario, i, j int, ready int64) {
+	for ; i < len(sc.steps); i, j = i+1, 0 {
+		st := &sc.steps[i]
+		for ; j < st.repeat; j++ {
+			s.unsent(k, st, ready, results.NotSent)
+		}
+	}
+}
+
+// unsent records one request of a session that never went out: not_sent,
+// or capture_failed when a value it uses was never captured.
+func (s *rowSink) unsent(k uint64, st *sessionStep, ready int64, why results.ErrorKind) {
+	s.stats.done.Add(1)
+	s.stats.failed.Add(1)
+	s.append(results.Row{Slot: k, Scheduled: ready, Sent: -1, Latency: -1, Service: -1,
+		Endpoint: st.req.endpoint, Error: why})
+}
+
+func (s *rowSink) append(r results.Row) { s.appendAt(r, s.ex.clock.now()) }
+
+// appendAt buffers a row at now, the clock's latest reading: one clock read
+// per event is enough.
+func (s *rowSink) appendAt(r results.Row, now int64) {
+	if len(s.rows) == 0 {
+		s.first = now
+	}
+	s.rows = append(s.rows, r)
+	if len(s.rows) >= s.flushAt || now-s.first > flushAge {
+		s.flush()
+		s.flushAt = cap(s.rows)
+	}
+}
+
+// flushOld flushes rows that waited half the flush age: what a parked
+// sender does when it is poked, so a slow run still reaches the file while
+// at a fast rate the buffers keep filling and flushing at their own pace.
+func (s *rowSink) flushOld() {
+	if len(s.rows) > 0 && s.ex.clock.now()-s.first > flushAge/2 {
+		s.flush()
+	}
+}
+
+// flush hands the buffer to the recorder and takes an empty one.
+func (s *rowSink) flush() {
+	if len(s.rows) == 0 {
+		return
+	}
+	s.rows = s.ex.rec.hand(s.rows)
+}
+
+// wantSample says whether r is the first of its (endpoint, status, error)
+// that any sender saw; the answer is yes once per key. The local map keeps
+// the shared map off the per-request path.
+func (s *rowSink) wantSample(r *results.Row) bool {
+	key := sampleKey{r.Endpoint, r.Status, r.Error}
+	if _, ok := s.seen[key]; ok {
+		return false
+	}
+	s.seen[key] = struct{}{}
+	_, taken := s.ex.samples.LoadOrStore(key, struct{}{})
+	return !taken
+}
+
+// sampleNew is wantSample without taking the key: whether a response with
+// that status would be the first of its kind seen here.
+func (s *rowSink) sampleNew(endpoint, status uint16) bool {
+	_, ok := s.seen[sampleKey{endpoint, status, results.None}]
+	return !ok
+}
+
+// putSample hands the sample of r to the recorder: for a response, its
+// header block, the first bytes of its body and the body's whole size.
+func (s *rowSink) putSample(r *results.Row, pr *preparedRequest, head, body []byte, size int64) {
+	smp := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
+	if r.Error == results.None {
+		smp.Headers = string(head)
+		smp.BodySize = clampU32(size)
+		smp.Body = append([]byte(nil), body[:min(len(body), s.ex.maxSample)]...)
+	}
+	s.ex.rec.sample(smp)
+}

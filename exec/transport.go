@@ -1,0 +1,46 @@
+package exec
+
+// transport is an optional userspace layer between a connection's socket
+// and its codec (TLS is one). Without one (plain HTTP) the loop reads and
+// writes the socket straight into and out of the codec's buffers. With
+// one, every byte goes through it:
+//
+//	socket → Feed(bytes read) … Read(plaintext) → codec.decode
+//	codec.begin → Write(plaintext) … Pending()/Sent(n) → socket
+//
+// A transport first has a handshake to finish: until Ready, the loop moves
+// the handshake's bytes (Feed what the socket gives, write what Pending
+// holds) and sends nothing of the codec's. A transport may do its work on
+// another goroutine (crypto/tls run over an in-memory pipe, say): it then
+// calls the wake function its factory was given whenever it has bytes for
+// the socket, plaintext for the codec, or finished its handshake, and the
+// loop pumps the connection again from its own goroutine (evloop.pump).
+// Methods are only ever called from the loop's goroutine.
+type transport interface {
+	// Feed takes bytes read from the socket. An error fails the exchange
+	// (and is what its row's error column classifies).
+	Feed(b []byte) error
+	// Read moves plaintext the transport holds into p: 0 when it holds
+	// none now.
+	Read(p []byte) (int, error)
+	// Write takes plaintext to send; it is the transport's once taken.
+	Write(p []byte) (int, error)
+	// Pending is what the transport has for the socket, and Sent says n
+	// bytes of it went out.
+	Pending() []byte
+	Sent(n int)
+	// Ready reports the handshake is over: plaintext may flow.
+	Ready() bool
+	// Close releases the transport; the socket is the loop's to close.
+	Close()
+}
+
+// transportFactory makes a new connection's transport; wake asks the loop
+// to pump that connection (see transport). Nil on a target: plain sockets.
+type transportFactory func(wake func()) (transport, error)
+
+// transportFor is the factory of target ti's loop connections; nil for
+// plain HTTP.
+func (ex *executor) transportFor(ti int) transportFactory {
+	return ex.transport
+}

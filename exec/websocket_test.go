@@ -1,0 +1,286 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
+	"github.com/tressi/tressi/testserver"
+)
+
+// startTarget runs the built-in target (its WebSocket routes) on loopback.
+func startTarget(t *testing.T, opts testserver.Options) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testserver.New(opts)
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+func runWS(t *testing.T, s *compile.Schedule) (map[uint64][]namedRow, *results.WebSocketSummary, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := Run(context.Background(), s, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := sessionRows(t, dir)
+	sum, err := results.ReadWebSocketSummary(dir)
+	if err != nil || sum == nil {
+		t.Fatalf("websocket.json: %v", err)
+	}
+	return rows, sum, dir
+}
+
+// checkSessionRows: every session slot has exactly the rows its program
+// schedules, whatever happened to it.
+func checkSessionRows(t *testing.T, s *compile.Schedule, rows map[uint64][]namedRow) {
+	t.Helper()
+	if int64(len(rows)) != s.Count {
+		t.Fatalf("%d slots have rows, the schedule has %d", len(rows), s.Count)
+	}
+	for k, rs := range rows {
+		e := &s.Entries[s.Pick(k)]
+		if want := compile.SessionRows(e); int64(len(rs)) != want {
+			t.Fatalf("slot %d has %d rows, its session schedules %d: %+v", k, len(rs), want, rs)
+		}
+	}
+}
+
+const outOfOrderPlan = `
+target "t" {
+  url = "ws://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "slow" {
+    send = jsonencode({ delay_ms = 400, n = "slow-${seq}" })
+    wait = false
+    await {
+      json = { n = "slow-${seq}" }
+    }
+  }
+  step "fast" {
+    send   = jsonencode({ n = "fast-${seq}" })
+    repeat = 3
+    await {
+      json = { n = "fast-${seq}" }
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 5
+  }
+}
+`
+
+// Two awaits outstanding at once are answered out of order: the slow
+// reply arrives after the fast ones, and each goes to the await it
+// matches, not to the oldest.
+func TestWSOutOfOrderAwaits(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(outOfOrderPlan, addr), nil)
+	rows, sum, _ := runWS(t, s)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		var slow, fastMax int64
+		for _, r := range rs {
+			if r.Error != results.None {
+				t.Fatalf("slot %d: %s failed: %s", k, r.Name, r.Error)
+			}
+			switch r.Name {
+			case "s.slow":
+				slow = r.Latency
+			case "s.fast":
+				fastMax = max(fastMax, r.Latency)
+			case "s.connect":
+				if r.Status != 101 {
+					t.Fatalf("connect status %d", r.Status)
+				}
+			case "s.close":
+				if r.Status != 1000 {
+					t.Fatalf("close status %d", r.Status)
+				}
+			}
+		}
+		if slow < int64(400*time.Millisecond) || fastMax >= slow {
+			t.Fatalf("slot %d: slow answered after %v, fast ones after at most %v", k, time.Duration(slow), time.Duration(fastMax))
+		}
+	}
+	if sum.Messages.Unmatched != 0 || sum.Sessions.Completed != s.Count {
+		t.Fatalf("summary: %+v", sum)
+	}
+}
+
+const closesPlan = `
+target "t" {
+  url = "http://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo?close_after=2"
+  }
+  step "msg" {
+    send   = "m-${seq}"
+    repeat = 5
+    await {
+      regex = "^m-"
+    }
+  }
+  step "more" {
+    send = "x"
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 3
+  }
+}
+`
+
+// The server closes after the second message, answering only the first:
+// the second send gets ws_closed, and every slot still to come its row.
+func TestWSServerClosesMidSession(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(closesPlan, addr), nil)
+	rows, sum, _ := runWS(t, s)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		got := []string{}
+		for _, r := range rs {
+			got = append(got, r.Name+":"+r.Error.String())
+		}
+		want := []string{"s.connect:", "s.msg:", "s.msg:ws_closed", "s.msg:ws_closed", "s.msg:ws_closed", "s.msg:ws_closed", "s.more:ws_closed", "s.close:ws_closed"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("slot %d rows %v, want %v", k, got, want)
+		}
+	}
+	if sum.Sessions.Failed != s.Count {
+		t.Fatalf("sessions: %+v", sum.Sessions)
+	}
+}
+
+const holdPlan = `
+target "t" {
+  url = "http://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "idle" {
+    hold = "700ms"
+  }
+  step "close" {
+    close = 1001
+  }
+}
+load {
+  stage {
+    duration = "200ms"
+    rate     = 20
+  }
+}
+`
+
+// A held session answers the server's pings; the target drops a client
+// silent for its idle timeout, so a session that did not answer would end
+// in ws_closed instead of a clean close.
+func TestWSHoldAnswersPings(t *testing.T) {
+	addr := startTarget(t, testserver.Options{WSPingInterval: 50 * time.Millisecond, WSIdleTimeout: 300 * time.Millisecond})
+	s := compilePlan(t, fmt.Sprintf(holdPlan, addr), nil)
+	rows, sum, _ := runWS(t, s)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		for _, r := range rs {
+			if r.Error != results.None {
+				t.Fatalf("slot %d: %s: %s", k, r.Name, r.Error)
+			}
+		}
+	}
+	if sum.Sessions.Completed != s.Count {
+		t.Fatalf("sessions %+v", sum.Sessions)
+	}
+}
+
+const interruptPlan = `
+target "t" {
+  url = "ws://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "slow" {
+    send = jsonencode({ delay_ms = 3000, n = "s-${seq}" })
+    wait = false
+    await {
+      json = { n = "s-${seq}" }
+    }
+  }
+  step "msg" {
+    send   = "m"
+    repeat = 20
+    think  = "50ms"
+    await {
+      regex = "^m$"
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "2s"
+    rate     = 10
+  }
+}
+`
+
+// An interrupt half-way: sessions never started, steps never sent and
+// answers still awaited after the grace each keep their rows.
+func TestWSInterruptAccountsEverySlot(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(interruptPlan, addr), nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	stop := make(chan struct{})
+	time.AfterFunc(700*time.Millisecond, func() { close(stop) })
+	out, err := Run(context.Background(), s, Options{OutDir: dir, Interrupt: stop, Grace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted {
+		t.Fatalf("outcome %+v", out)
+	}
+	rows, _ := sessionRows(t, dir)
+	checkSessionRows(t, s, rows)
+	kinds := map[results.ErrorKind]int{}
+	for _, rs := range rows {
+		for _, r := range rs {
+			kinds[r.Error]++
+		}
+	}
+	if kinds[results.NotSent] == 0 || kinds[results.Interrupted] == 0 || kinds[results.None] == 0 {
+		t.Fatalf("error kinds %v: want ok, not_sent and interrupted rows", kinds)
+	}
+}

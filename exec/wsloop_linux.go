@@ -1,0 +1,1170 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+	"github.com/tressi/tressi/ws"
+)
+
+// wsLoop runs WebSocket sessions on raw non-blocking sockets through its
+// own epoll set, one goroutine per loop, like evloop does for HTTP: ws is
+// the codec (it frames bytes), the loop moves them and keeps the timers.
+// A session costs its wsSession (a few hundred bytes) and its socket: read
+// bytes land in one buffer per loop, and only a message split across reads
+// is copied into the session's own.
+type wsLoop struct {
+	ex    *executor
+	sink  rowSink
+	vals  compile.Values
+	stats *wsStats
+	progs []*wsProgram
+	epfd  int
+	evs   []unix.EpollEvent
+	now   int64
+
+	sess    []*wsSession // by id, the epoll data of its socket
+	free    []int32
+	timers  wsTimers
+	active  int
+	open    int
+	rbuf    []byte
+	scratch []byte
+	frame   []byte // a frame being built
+	rng     *rand.ChaCha8
+	targets []*wsTarget
+	marks   bool   // some step marks its frames: scan incoming frames for marks
+	tag     uint32 // this run's mark tag
+
+	// Open model: this loop's share of the slots.
+	src                  compile.SlotSource
+	chunk                []compile.Slot
+	ci, cn               int
+	k                    uint64
+	shardIdx, shardCount uint64
+	loopIdx, loops, pos  uint64
+	nextK                uint64
+	nextSlot             compile.Slot
+	hasNext, srcDone     bool
+}
+
+// wsTarget is a target's address and source addresses.
+type wsTarget struct {
+	sa      unix.Sockaddr
+	family  int
+	host    string
+	sources []unix.Sockaddr
+	next    int
+	connect int64
+}
+
+const (
+	wsDialing = iota
+	wsUpgrading
+	wsOpen
+	wsClosing // our close frame sent, awaiting the server's
+	wsDone
+)
+
+// wsSession is one WebSocket session: its connection and its place in the
+// program.
+type wsSession struct {
+	id    int32
+	fd    int
+	state uint8
+	k     uint64
+	prog  *wsProgram
+	t     *wsTarget
+	r     ws.Reader
+	key   [ws.KeyLen]byte
+	head  []byte // the upgrade response while it arrives
+	out   []byte // bytes the socket did not take yet
+	start int64
+
+	// The program cursor: step i, repeat j; inside a for_each at i,
+	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
+	i, j, fe, fi, fj int
+	items            [][]byte
+	ready            int64 // when the next step became ready: its rows' scheduled instant
+	wakeAt           int64 // the next step waits until then (think, hold); -1: now
+	blocked          bool  // a wait = true await is outstanding
+	closing          bool  // the close step is outstanding
+	failed           bool  // some row was not ok
+	captured         [][]byte
+	have             []bool
+	awaits           []wsPending
+	frames           uint32
+	lastAnswer       int64 // when the last await was settled
+	timerAt          int64 // the instant of its entry in the timer heap; -1: none
+	connSched        int64
+	connSent         int64
+	closeSched       int64
+	closeSent        int64
+	closeEP          uint16
+}
+
+// wsPending is an outstanding await (or the close handshake).
+type wsPending struct {
+	st       *wsStep
+	sched    int64
+	sent     int64
+	deadline int64
+	out      int64
+	pause    int64 // think after the answer, when blocking
+	block    bool
+	want     [][]byte
+	each     int // for_each iteration it was sent in (-1: none)
+}
+
+// startWSLoops starts n loops for the open model's WebSocket sessions.
+func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, tag uint32) ([]*wsStats, error) {
+	var loops []*wsLoop
+	var all []*wsStats
+	targets, err := wsTargets(ex.s)
+	if err != nil {
+		return nil, err
+	}
+	marks := false
+	for _, p := range progs {
+		if p != nil && p.marked() {
+			marks = true
+		}
+	}
+	for i := range n {
+		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			for _, l := range loops {
+				unix.Close(l.epfd)
+			}
+			return nil, os_syscall("epoll_create1", err)
+		}
+		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, epfd: epfd,
+			evs: make([]unix.EpollEvent, 256), rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
+			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
+			src: slots(), chunk: make([]compile.Slot, 4096),
+			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
+			loopIdx: uint64(i), loops: uint64(n)}
+		l.vals.Seed = ex.s.Seed
+		loops = append(loops, l)
+		all = append(all, l.stats)
+	}
+	for _, l := range loops {
+		ex.wg.Go(l.run)
+	}
+	return all, nil
+}
+
+func os_syscall(name string, err error) error { return fmt.Errorf("%s: %w", name, err) }
+
+func (p *wsProgram) marked() bool {
+	var walk func([]wsStep) bool
+	walk = func(steps []wsStep) bool {
+		for i := range steps {
+			if w := steps[i].spec.WebSocket; w != nil && w.Marked || walk(steps[i].each) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(p.steps)
+}
+
+func wsTargets(s *compile.Schedule) ([]*wsTarget, error) {
+	var out []*wsTarget
+	for _, t := range s.Targets {
+		a, err := net.ResolveTCPAddr("tcp", t.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", t.Name, err)
+		}
+		sa, fam := sockaddr(a)
+		wt := &wsTarget{sa: sa, family: fam, host: t.Host, connect: int64(t.ConnectTimeout)}
+		if wt.connect <= 0 {
+			wt.connect = int64(plan.DefaultConnectTimeout)
+		}
+		for _, src := range t.SourceAddresses {
+			ip := net.ParseIP(src)
+			ssa, sfam := sockaddr(&net.TCPAddr{IP: ip})
+			if sfam != fam {
+				return nil, fmt.Errorf("target %q: source address %s is not of the target's family", t.Name, src)
+			}
+			wt.sources = append(wt.sources, ssa)
+		}
+		out = append(out, wt)
+	}
+	return out, nil
+}
+
+// run is the loop: start due sessions, wait for sockets or the next timer,
+// handle both, until every slot is started and every session has ended.
+func (l *wsLoop) run() {
+	defer l.finish()
+	l.advance()
+	for {
+		l.now = l.ex.clock.now()
+		stopping := l.ex.stopping()
+		for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
+			e, due := l.nextSlot.Entry(), l.nextSlot.Due()
+			if stopping || l.progs[e] == nil {
+				l.notSentSession(l.nextK, e, due)
+			} else {
+				l.startSession(l.nextK, l.progs[e], due)
+			}
+			l.advance()
+		}
+		if !l.hasNext && l.active == 0 {
+			return
+		}
+		wake := int64(-1)
+		if l.hasNext {
+			wake = l.nextSlot.Due()
+		}
+		if len(l.timers) > 0 && (wake < 0 || l.timers[0].at < wake) {
+			wake = l.timers[0].at
+		}
+		l.poll(wake)
+		l.fireTimers()
+		if l.ex.aborted.Load() {
+			l.abortAll()
+		}
+		l.stats.noteOpen(l.now, l.open)
+	}
+}
+
+// advance moves to the next slot this loop owns.
+func (l *wsLoop) advance() {
+	for {
+		if l.ci == l.cn {
+			if l.srcDone {
+				l.hasNext = false
+				return
+			}
+			l.cn, l.ci = l.src.Next(l.chunk), 0
+			if l.cn == 0 {
+				l.srcDone, l.hasNext = true, false
+				return
+			}
+		}
+		k, slot := l.k, l.chunk[l.ci]
+		l.ci++
+		l.k++
+		if k%l.shardCount != l.shardIdx {
+			continue
+		}
+		mine := l.pos%l.loops == l.loopIdx
+		l.pos++
+		if mine {
+			l.nextK, l.nextSlot, l.hasNext = k, slot, true
+			return
+		}
+	}
+}
+
+func (l *wsLoop) poll(wake int64) {
+	timeout := int64(100 * time.Millisecond)
+	if wake >= 0 {
+		timeout = min(timeout, wake-l.ex.clock.now())
+	}
+	if len(l.sink.rows) > 0 && l.now-l.sink.first > flushAge/2 {
+		l.sink.flush()
+	}
+	ts := unix.NsecToTimespec(max(timeout, 0))
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.evs[0])),
+		uintptr(len(l.evs)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	n := int(r)
+	if e != 0 {
+		n = 0
+	}
+	l.now = l.ex.clock.now()
+	for i := range n {
+		ev := &l.evs[i]
+		if int(ev.Fd) >= len(l.sess) {
+			continue
+		}
+		s := l.sess[ev.Fd]
+		if s == nil || s.state == wsDone {
+			continue
+		}
+		l.event(s, ev.Events)
+	}
+}
+
+// startSession dials slot k's session.
+func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
+	s := l.newSession()
+	s.k, s.prog, s.t, s.start = k, p, l.targets[p.target], due
+	for len(s.captured) < p.captures {
+		s.captured = append(s.captured, nil)
+		s.have = append(s.have, false)
+	}
+	for i := range s.have {
+		s.captured[i], s.have[i] = s.captured[i][:0], false
+	}
+	s.connSched, s.ready = due, due
+	l.stats.sessionsStarted++
+	l.active++
+	st := &p.steps[0]
+	fd, err := unix.Socket(s.t.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err == nil && len(s.t.sources) > 0 {
+		src := s.t.sources[s.t.next%len(s.t.sources)]
+		s.t.next++
+		_ = unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
+		if err = unix.Bind(fd, src); err != nil {
+			unix.Close(fd)
+		}
+	}
+	if err == nil {
+		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		if err = unix.Connect(fd, s.t.sa); err == unix.EINPROGRESS {
+			err = nil
+		}
+		if err != nil {
+			unix.Close(fd)
+		}
+	}
+	s.connSent = l.ex.clock.now()
+	if err != nil {
+		l.connectFailed(s, st, classify(&dialError{err}))
+		return
+	}
+	s.fd = fd
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: s.id}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		unix.Close(fd)
+		s.fd = -1
+		l.connectFailed(s, st, results.LocalResources)
+		return
+	}
+	l.open++
+	s.state = wsDialing
+	l.setTimer(s, s.connSent+s.t.connect)
+}
+
+func (l *wsLoop) newSession() *wsSession {
+	var s *wsSession
+	if n := len(l.free); n > 0 {
+		s = l.sess[l.free[n-1]]
+		l.free = l.free[:n-1]
+		id, r, captured, have, awaits := s.id, s.r, s.captured, s.have, s.awaits
+		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0]}
+		s.r.Reset()
+		s.r.Release()
+	} else {
+		s = &wsSession{id: int32(len(l.sess))}
+		l.sess = append(l.sess, s)
+	}
+	s.fd, s.fe, s.timerAt, s.wakeAt = -1, -1, -1, -1
+	return s
+}
+
+// event handles one socket's readiness.
+func (l *wsLoop) event(s *wsSession, ev uint32) {
+	if s.state == wsDialing {
+		if ev&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+			return
+		}
+		errno, _ := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if errno != 0 {
+			l.connectFailed(s, &s.prog.steps[0], classify(&dialError{syscall.Errno(errno)}))
+			return
+		}
+		l.upgrade(s)
+		return
+	}
+	if ev&unix.EPOLLOUT != 0 && len(s.out) > 0 {
+		l.flushOut(s)
+		if s.state == wsDone {
+			return
+		}
+	}
+	if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		l.read(s)
+	}
+}
+
+// upgrade sends the HTTP upgrade request of the connect step.
+func (l *wsLoop) upgrade(s *wsSession) {
+	st := &s.prog.steps[0]
+	var nonce [16]byte
+	for i := range nonce {
+		nonce[i] = byte(l.rng.Uint64())
+	}
+	s.key = ws.NewKey(nonce)
+	vals := l.values(s, nil, -1)
+	l.frame = l.frame[:0]
+	l.frame = append(l.frame, "GET "...)
+	l.frame = st.req.spec.URI.Append(l.frame, vals)
+	l.frame = append(l.frame, " HTTP/1.1\r\nHost: "...)
+	l.frame = append(l.frame, s.t.host...)
+	l.frame = append(l.frame, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
+	l.frame = append(l.frame, s.key[:]...)
+	l.frame = append(l.frame, "\r\n"...)
+	if p := st.spec.WebSocket.Subprotocols; len(p) > 0 {
+		l.frame = append(l.frame, "Sec-WebSocket-Protocol: "...)
+		for i, x := range p {
+			if i > 0 {
+				l.frame = append(l.frame, ", "...)
+			}
+			l.frame = append(l.frame, x...)
+		}
+		l.frame = append(l.frame, "\r\n"...)
+	}
+	for _, h := range st.req.spec.Headers {
+		l.frame = append(l.frame, h.Name...)
+		l.frame = append(l.frame, ": "...)
+		l.frame = h.Value.Append(l.frame, vals)
+		l.frame = append(l.frame, "\r\n"...)
+	}
+	l.frame = append(l.frame, "\r\n"...)
+	s.state = wsUpgrading
+	s.connSent = l.now
+	l.modify(s, false)
+	l.write(s, l.frame)
+	l.setTimer(s, s.connSched+int64(st.req.timeout))
+}
+
+// values are what a send's holes are filled from.
+func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
+	v := &l.vals
+	v.Slot, v.Row, v.Captured, v.Mark = s.k, l.ex.s.Row(s.prog.entry, s.k), s.captured, mark
+	v.Each, v.EachIndex = nil, 0
+	if each >= 0 && each < len(s.items) {
+		v.Each, v.EachIndex = s.items[each], each
+	}
+	return v
+}
+
+// write sends b now, keeping what the socket does not take.
+func (l *wsLoop) write(s *wsSession, b []byte) {
+	if s.fd < 0 || s.state == wsDone {
+		return
+	}
+	if len(s.out) > 0 {
+		s.out = append(s.out, b...)
+		return
+	}
+	n, errno := rawWrite(s.fd, b)
+	switch {
+	case errno == unix.EAGAIN:
+		n = 0
+	case errno != 0:
+		l.connLost(s, results.Reset)
+		return
+	}
+	if n < len(b) {
+		s.out = append(s.out[:0], b[n:]...)
+		l.modify(s, true)
+	}
+}
+
+func (l *wsLoop) flushOut(s *wsSession) {
+	n, errno := rawWrite(s.fd, s.out)
+	switch {
+	case errno == unix.EAGAIN:
+		return
+	case errno != 0:
+		l.connLost(s, results.Reset)
+		return
+	}
+	s.out = s.out[n:]
+	if len(s.out) == 0 {
+		s.out = nil
+		l.modify(s, false)
+	}
+}
+
+func (l *wsLoop) modify(s *wsSession, out bool) {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: s.id}
+	if out {
+		ev.Events |= unix.EPOLLOUT
+	}
+	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, s.fd, &ev)
+}
+
+// read drains the socket, handing frames to the session.
+func (l *wsLoop) read(s *wsSession) {
+	for s.state != wsDone {
+		n, errno := rawRead(s.fd, l.rbuf)
+		if errno == unix.EAGAIN {
+			return
+		}
+		if errno != 0 || n == 0 {
+			kind := results.WSClosed
+			if errno != 0 && errno != unix.ECONNRESET {
+				kind = results.Reset
+			}
+			l.connLost(s, kind)
+			return
+		}
+		l.now = l.ex.clock.now()
+		b := l.rbuf[:n]
+		if s.state == wsUpgrading {
+			s.head = append(s.head, b...)
+			used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.steps[0].spec.WebSocket.Subprotocols)
+			if used == 0 && err == nil {
+				continue
+			}
+			st := &s.prog.steps[0]
+			if err != nil {
+				s.failed = true
+				l.sink.append(wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head))))
+				l.sink.stats.done.Add(1)
+				l.sink.stats.failed.Add(1)
+				l.restRows(s, results.WSClosed)
+				l.endSession(s)
+				return
+			}
+			rest := append([]byte(nil), s.head[used:]...)
+			s.head = nil
+			l.connected(s, st, int64(used))
+			b = rest
+		}
+		if !l.frames(s, b) {
+			return
+		}
+		if n < len(l.rbuf) {
+			return
+		}
+	}
+}
+
+// connected records the connect row and starts the program.
+func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
+	s.state = wsOpen
+	l.stats.connected++
+	l.stats.connect.RecordValue(max(l.now-s.connSched, 1))
+	row := wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, 101, results.None, 0, in)
+	l.keep(s, row, st)
+	s.j = 1
+	s.wakeAt = l.now + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
+	s.ready = s.wakeAt
+	l.step(s)
+}
+
+func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
+	l.sink.stats.done.Add(1)
+	if row.Error != results.None || (st.req != nil && !results.ExpectsStatus(st.req.spec.Expect, int(row.Status))) {
+		s.failed = true
+		l.sink.stats.failed.Add(1)
+	}
+	l.sink.keep(row, l.now)
+}
+
+// frames feeds b to the session's reader; false once the session ended.
+func (l *wsLoop) frames(s *wsSession, b []byte) bool {
+	for len(b) > 0 || s.r.Err() == nil {
+		n, ready, err := s.r.Feed(b)
+		b = b[n:]
+		if err != nil {
+			code := ws.CloseProtocolError
+			if errors.Is(err, ws.ErrTooBig) {
+				code = ws.CloseTooBig
+			}
+			l.sendClose(s, code)
+			l.connLost(s, results.WSProtocol)
+			return false
+		}
+		if !ready {
+			return true
+		}
+		switch s.r.Op {
+		case ws.OpPing:
+			l.control(s, ws.OpPong, s.r.Payload())
+		case ws.OpPong:
+		case ws.OpClose:
+			l.serverClosed(s)
+			return false
+		default:
+			l.message(s, s.r.Payload())
+			if s.state == wsDone {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (l *wsLoop) maskKey() [4]byte {
+	v := l.rng.Uint64()
+	return [4]byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}
+}
+
+func (l *wsLoop) control(s *wsSession, op ws.Opcode, p []byte) {
+	var buf [ws.MaxHeader + ws.MaxControlPayload]byte
+	l.write(s, ws.AppendFrame(buf[:0], op, true, p, true, l.maskKey()))
+}
+
+func (l *wsLoop) sendClose(s *wsSession, code int) {
+	var buf [ws.MaxHeader + ws.MaxControlPayload]byte
+	l.write(s, ws.AppendClose(buf[:0], code, "", true, l.maskKey()))
+}
+
+// message matches a data frame against the outstanding awaits, in the
+// order they were sent: the first that matches takes it.
+func (l *wsLoop) message(s *wsSession, p []byte) {
+	l.stats.received++
+	if l.marks {
+		findMarks(p, l.tag, func(sent int64, key uint64) {
+			if key>>16 == s.k {
+				return // its own message coming back
+			}
+			l.stats.delivery.RecordValue(min(max(l.now-sent, 1), histogramMax))
+			l.stats.deliveries[key]++
+		})
+	}
+	for i := range s.awaits {
+		a := &s.awaits[i]
+		if a.st == nil || a.st.await == nil || !a.st.await.matches(p, a.want, l.scratch[:0]) {
+			continue
+		}
+		status := a.st.await.statusOf(p)
+		row := wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, status, results.None, a.out, int64(len(p)))
+		l.keep(s, row, a.st)
+		ok := results.ExpectsStatus(a.st.req.spec.Expect, int(status))
+		for c := range a.st.capture {
+			cp := &a.st.capture[c]
+			if !ok {
+				s.have[cp.index] = false
+				continue
+			}
+			s.captured[cp.index], s.have[cp.index] = cp.extract(s.captured[cp.index][:0], p)
+		}
+		l.answered(s, i)
+		return
+	}
+	l.stats.unmatched++
+	name := s.prog.name
+	if st := l.current(s); st != nil {
+		name = st.spec.Name
+	}
+	l.stats.unmatchedByStep[name]++
+	if l.stats.unmatchedByStep[name] <= 3 {
+		l.ex.rec.sample(results.Sample{Endpoint: name, Error: "unmatched", BodySize: clampU32(int64(len(p))),
+			Body: append([]byte(nil), p[:min(len(p), l.ex.maxSample)]...)})
+	}
+}
+
+// answered removes await i; a blocking one lets the program go on.
+func (l *wsLoop) answered(s *wsSession, i int) {
+	a := s.awaits[i]
+	s.lastAnswer = l.now
+	// Rotate the answered entry to the end: the rest keep their order, and
+	// its buffers are free for the next send.
+	n := len(s.awaits)
+	copy(s.awaits[i:], s.awaits[i+1:])
+	s.awaits[n-1] = a
+	s.awaits = s.awaits[:n-1]
+	if a.block {
+		s.blocked = false
+		s.wakeAt = l.now + a.pause
+		s.ready = s.wakeAt
+	}
+	l.step(s)
+}
+
+// current is the step the cursor is on (nil at the end).
+func (l *wsLoop) current(s *wsSession) *wsStep {
+	if s.i >= len(s.prog.steps) {
+		return nil
+	}
+	st := &s.prog.steps[s.i]
+	if s.fe >= 0 && s.fi < len(st.each) {
+		return &st.each[s.fi]
+	}
+	return st
+}
+
+// step runs the program from the cursor as far as it can go now: sends
+// what is due, and stops at a blocking await, a pause or the end.
+func (l *wsLoop) step(s *wsSession) {
+	for s.state == wsOpen {
+		if l.ex.stopping() {
+			l.restRows(s, results.NotSent)
+			l.finishProgram(s)
+			return
+		}
+		if s.blocked {
+			l.armTimer(s)
+			return
+		}
+		if s.wakeAt > l.now {
+			l.armTimer(s)
+			return
+		}
+		if s.wakeAt >= 0 {
+			s.ready = s.wakeAt
+		}
+		s.wakeAt = -1
+		if s.i >= len(s.prog.steps) {
+			l.finishProgram(s)
+			return
+		}
+		top := &s.prog.steps[s.i]
+		if top.kind == plan.StepForEach {
+			l.forEach(s, top)
+			continue
+		}
+		if top.kind == plan.StepClose && len(s.awaits) > 0 {
+			// The close handshake waits for the answers still awaited.
+			l.armTimer(s)
+			return
+		}
+		l.run1(s, top, &s.j, -1)
+		if s.j >= top.repeat {
+			s.i++
+			s.j = 0
+		}
+	}
+}
+
+// forEach moves through a for_each's iterations.
+func (l *wsLoop) forEach(s *wsSession, top *wsStep) {
+	w := top.spec.WebSocket
+	if s.fe < 0 {
+		s.fe, s.fi, s.fj = 0, 0, 0
+		s.items = s.items[:0]
+		if w.Items >= 0 && w.Items < len(s.have) && s.have[w.Items] {
+			items, _ := jsonArrayTexts(s.captured[w.Items], w.Max)
+			s.items = items
+		} else {
+			// No array to go through: every scheduled row says why.
+			l.rowsOf(s, top.each, int64(w.Max), results.CaptureFailed, s.ready)
+			s.fe, s.i, s.j = -1, s.i+1, 0
+			return
+		}
+	}
+	if s.fe >= len(s.items) || s.fe >= w.Max {
+		missing := int64(w.Max - min(len(s.items), w.Max))
+		if s.fe < w.Max && missing > 0 {
+			l.rowsOf(s, top.each, missing, results.NoItem, s.ready)
+		}
+		s.fe, s.i, s.j = -1, s.i+1, 0
+		return
+	}
+	st := &top.each[s.fi]
+	l.run1(s, st, &s.fj, s.fe)
+	if s.fj >= st.repeat {
+		s.fi, s.fj = s.fi+1, 0
+		if s.fi >= len(top.each) {
+			s.fi = 0
+			s.fe++
+		}
+	}
+}
+
+// run1 runs repeat *j of st (inside for_each iteration each, or -1).
+func (l *wsLoop) run1(s *wsSession, st *wsStep, j *int, each int) {
+	switch st.kind {
+	case plan.StepThink:
+		*j = st.repeat
+		s.wakeAt = l.now + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
+	case plan.StepHold:
+		*j = st.repeat
+		s.wakeAt = l.now + int64(st.spec.WebSocket.Hold)
+	case plan.StepClose:
+		*j = st.repeat
+		l.now = l.ex.clock.now()
+		s.closeSched, s.closeSent, s.closeEP = max(s.ready, s.lastAnswer), l.now, st.ep
+		s.closing = true
+		s.state = wsClosing
+		l.sendClose(s, st.spec.WebSocket.CloseCode)
+		l.stats.sent++
+		s.awaits = append(s.awaits, wsPending{st: st, sched: s.closeSched, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true})
+		s.blocked = true
+		l.armTimer(s)
+	case plan.StepSend:
+		l.send(s, st, *j, each)
+		*j++
+	default:
+		*j = st.repeat
+	}
+}
+
+// send sends one frame of st and registers its await.
+func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
+	pause := int64(l.ex.s.Pause(st.spec, st.id, s.k, j))
+	for _, n := range st.needs {
+		if n >= len(s.have) || !s.have[n] {
+			l.keep(s, wsRow(s.k, st.ep, s.ready, -1, -1, 0, results.CaptureFailed, 0, 0), st)
+			return
+		}
+	}
+	l.now = l.ex.clock.now()
+	var mark []byte
+	w := st.spec.WebSocket
+	if w.Marked {
+		s.frames++
+		mark = appendMark(l.scratch[:0], l.tag, l.now, s.k, s.frames)
+		l.scratch = mark[:0]
+		l.stats.marked++
+	}
+	vals := l.values(s, mark, each)
+	body := st.req.spec.Body.Append(l.frame[:0], vals)
+	op := ws.OpText
+	if w.Binary {
+		op = ws.OpBinary
+	}
+	start := len(body)
+	l.frame = ws.AppendFrame(body, op, true, body, true, l.maskKey())
+	frame := l.frame[start:]
+	l.write(s, frame)
+	l.stats.sent++
+	if st.await == nil {
+		l.keep(s, wsRow(s.k, st.ep, s.ready, l.now, l.now, 0, results.None, int64(len(frame)), 0), st)
+		s.wakeAt = s.ready + pause
+		return
+	}
+	p := wsPending{st: st, sched: s.ready, sent: l.now, deadline: l.now + st.await.timeout, out: int64(len(frame)),
+		pause: pause, block: w.Wait, each: each}
+	if n := len(s.awaits); n < cap(s.awaits) {
+		p.want = s.awaits[:n+1][n].want[:0]
+	}
+	for i := range st.await.json {
+		var buf []byte
+		if i < len(p.want[:cap(p.want)]) {
+			buf = p.want[:cap(p.want)][i][:0]
+		}
+		p.want = append(p.want, st.await.json[i].value.Append(buf, vals))
+	}
+	s.awaits = append(s.awaits, p)
+	if w.Wait {
+		s.blocked = true
+	} else {
+		// Not waiting: the next frame is due a pause after this one was,
+		// so a late send does not push every later one back.
+		s.wakeAt = s.ready + pause
+	}
+	l.armTimer(s)
+}
+
+// finishProgram closes the session once its awaits are settled.
+func (l *wsLoop) finishProgram(s *wsSession) {
+	if len(s.awaits) > 0 && !l.ex.aborted.Load() {
+		s.i = len(s.prog.steps)
+		l.armTimer(s)
+		return
+	}
+	if !s.closing {
+		l.sendClose(s, ws.CloseNormal)
+	}
+	l.endSession(s)
+}
+
+// serverClosed handles the server's close frame.
+func (l *wsLoop) serverClosed(s *wsSession) {
+	code, _ := s.r.CloseCode()
+	if s.closing {
+		for i := range s.awaits {
+			a := &s.awaits[i]
+			if a.st.kind == plan.StepClose {
+				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
+				a.st = nil
+			}
+		}
+	} else {
+		// The server ends the session: answer its close, then account for
+		// everything still to come.
+		if code == ws.CloseNoStatus {
+			code = 0
+		}
+		l.sendClose(s, code)
+	}
+	l.connLost(s, results.WSClosed)
+}
+
+// connLost ends a session whose connection is gone: outstanding awaits
+// and the steps still to run each get their row.
+func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
+	if s.state == wsDone {
+		return
+	}
+	if s.state == wsDialing || s.state == wsUpgrading {
+		l.connectFailed(s, &s.prog.steps[0], kind)
+		return
+	}
+	if l.ex.aborted.Load() {
+		kind = results.Interrupted
+	}
+	for i := range s.awaits {
+		if a := &s.awaits[i]; a.st != nil {
+			l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, kind, a.out, 0), a.st)
+		}
+	}
+	s.awaits = s.awaits[:0]
+	rest := kind
+	if rest == results.Interrupted {
+		rest = results.NotSent
+	}
+	l.restRows(s, rest)
+	l.endSession(s)
+}
+
+// connectFailed records the connect row and every other row of a session
+// whose connection never opened.
+func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind) {
+	if l.ex.aborted.Load() {
+		kind = results.Interrupted
+	}
+	l.keep(s, wsRow(s.k, st.ep, s.connSched, s.connSent, -1, 0, kind, 0, 0), st)
+	s.i, s.j = 0, 1
+	rest := results.WSClosed
+	if kind == results.Interrupted {
+		rest = results.NotSent
+	}
+	l.restRows(s, rest)
+	l.endSession(s)
+}
+
+// restRows records every row the cursor has not reached yet.
+func (l *wsLoop) restRows(s *wsSession, kind results.ErrorKind) {
+	for s.i < len(s.prog.steps) {
+		top := &s.prog.steps[s.i]
+		if top.kind == plan.StepForEach {
+			iters := int64(top.spec.WebSocket.Max)
+			if s.fe < 0 {
+				l.rowsOf(s, top.each, iters, kind, s.ready)
+			} else {
+				// The rest of this iteration, then the iterations after it;
+				// those beyond the captured array do not exist.
+				for fi := s.fi; fi < len(top.each); fi++ {
+					st := &top.each[fi]
+					if !st.kind.Rows() {
+						continue
+					}
+					reps := st.repeat
+					if fi == s.fi {
+						reps -= s.fj
+					}
+					for range reps {
+						l.keep(s, wsRow(s.k, st.ep, s.ready, -1, -1, 0, kind, 0, 0), st)
+					}
+				}
+				left := iters - int64(s.fe) - 1
+				exist := min(max(int64(len(s.items))-int64(s.fe)-1, 0), left)
+				l.rowsOf(s, top.each, exist, kind, s.ready)
+				l.rowsOf(s, top.each, left-exist, results.NoItem, s.ready)
+			}
+			s.fe = -1
+		} else if top.kind.Rows() {
+			for ; s.j < top.repeat; s.j++ {
+				l.keep(s, wsRow(s.k, top.ep, s.ready, -1, -1, 0, kind, 0, 0), top)
+			}
+		}
+		s.i, s.j = s.i+1, 0
+	}
+}
+
+// rowsOf records times × the rows of steps.
+func (l *wsLoop) rowsOf(s *wsSession, steps []wsStep, times int64, kind results.ErrorKind, sched int64) {
+	for range times {
+		for i := range steps {
+			st := &steps[i]
+			if !st.kind.Rows() {
+				continue
+			}
+			for range st.repeat {
+				row := wsRow(s.k, st.ep, sched, -1, -1, 0, kind, 0, 0)
+				l.sink.stats.done.Add(1)
+				if kind != results.NoItem {
+					s.failed = true
+					l.sink.stats.failed.Add(1)
+				}
+				l.sink.keep(row, l.now)
+			}
+		}
+	}
+}
+
+// notSentSession records every row of a session that never started.
+func (l *wsLoop) notSentSession(k uint64, e int, due int64) {
+	p := l.progs[e]
+	if p == nil {
+		l.sink.notSent(k, e, due)
+		return
+	}
+	s := &wsSession{k: k, prog: p, fe: -1, ready: due}
+	l.restRows(s, results.NotSent)
+}
+
+// endSession closes the socket and frees the session.
+func (l *wsLoop) endSession(s *wsSession) {
+	if s.state == wsDone {
+		return
+	}
+	if s.fd >= 0 {
+		if len(s.out) > 0 {
+			_, _ = rawWrite(s.fd, s.out) // the close frame, best effort
+		}
+		unix.Close(s.fd) // closing removes it from the epoll set
+		s.fd = -1
+		l.open--
+	}
+	s.state = wsDone
+	if s.failed {
+		l.stats.sessionsFailed++
+	} else {
+		l.stats.sessionsCompleted++
+	}
+	l.stats.sessionDur.RecordValue(min(max(l.now-s.start, 1), histogramMax))
+	s.out, s.head, s.items = nil, nil, nil
+	s.r.Release()
+	l.active--
+	l.free = append(l.free, s.id)
+}
+
+// armTimer puts the session's next instant (pause end, earliest await
+// deadline) in the timer heap.
+func (l *wsLoop) armTimer(s *wsSession) {
+	at := int64(-1)
+	if !s.blocked && s.wakeAt > l.now {
+		at = s.wakeAt
+	}
+	for i := range s.awaits {
+		if d := s.awaits[i].deadline; s.awaits[i].st != nil && (at < 0 || d < at) {
+			at = d
+		}
+	}
+	if s.state == wsDialing || s.state == wsUpgrading {
+		return
+	}
+	l.setTimer(s, at)
+}
+
+func (l *wsLoop) setTimer(s *wsSession, at int64) {
+	if at < 0 || at == s.timerAt {
+		return
+	}
+	if s.timerAt >= 0 && s.timerAt < at && s.timerAt > l.now {
+		// An earlier timer is pending: when it fires, the session arms
+		// the next one. One heap entry per session at most, mostly.
+		return
+	}
+	s.timerAt = at
+	l.timers.push(wsTimer{at: at, id: s.id, k: s.k})
+}
+
+// fireTimers handles every timer that is due.
+func (l *wsLoop) fireTimers() {
+	l.now = l.ex.clock.now()
+	for len(l.timers) > 0 && l.timers[0].at <= l.now {
+		t := l.timers.pop()
+		s := l.sess[t.id]
+		if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
+			continue // stale: the session moved on
+		}
+		s.timerAt = -1
+		l.timeout(s)
+		if s.state != wsDone && s.timerAt < 0 {
+			l.armTimer(s)
+		}
+	}
+}
+
+// timeout handles a session's timer: a dial or upgrade too slow, awaits
+// past their deadline, or a pause that ended.
+func (l *wsLoop) timeout(s *wsSession) {
+	switch s.state {
+	case wsDialing:
+		l.connectFailed(s, &s.prog.steps[0], results.ConnectTimeout)
+		return
+	case wsUpgrading:
+		l.connectFailed(s, &s.prog.steps[0], results.Timeout)
+		return
+	}
+	for i := 0; i < len(s.awaits); {
+		a := &s.awaits[i]
+		if a.st == nil || a.deadline > l.now {
+			i++
+			continue
+		}
+		l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
+		for c := range a.st.capture {
+			s.have[a.st.capture[c].index] = false
+		}
+		if a.st.kind == plan.StepClose {
+			s.awaits = s.awaits[:0]
+			l.endSession(s)
+			return
+		}
+		l.answered(s, i)
+		if s.state == wsDone {
+			return
+		}
+	}
+	if s.i >= len(s.prog.steps) && len(s.awaits) == 0 && s.state != wsDone {
+		l.finishProgram(s)
+		return
+	}
+	l.step(s)
+}
+
+// abortAll cuts every session after the grace: outstanding awaits are
+// interrupted, the rest not sent.
+func (l *wsLoop) abortAll() {
+	for _, s := range l.sess {
+		if s.state != wsDone && s.prog != nil {
+			l.connLost(s, results.Interrupted)
+		}
+	}
+}
+
+func (l *wsLoop) finish() {
+	l.sink.flush()
+}
+
+// wsTimer is one entry of the timer heap.
+type wsTimer struct {
+	at int64
+	id int32
+	k  uint64
+}
+
+// wsTimers is a binary min-heap by instant, without container/heap's
+// interface boxing: a push allocates nothing once the slice has grown.
+type wsTimers []wsTimer
+
+func (h *wsTimers) push(t wsTimer) {
+	*h = append(*h, t)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].at <= a[i].at {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *wsTimers) pop() wsTimer {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].at < a[m].at {
+			m = l
+		}
+		if r < n && a[r].at < a[m].at {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[m], a[i] = a[i], a[m]
+		i = m
+	}
+	*h = a
+	return top
+}

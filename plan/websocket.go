@@ -1,0 +1,74 @@
+package plan
+
+import "time"
+
+// StepKind says what a scenario step does. HTTP steps send a request; the
+// others make up WebSocket scenarios, whose first step is a connect.
+type StepKind uint8
+
+// Step kinds.
+const (
+	StepHTTP    StepKind = iota // a request: path, method, headers, body
+	StepConnect                 // connect = "/path?query": the WebSocket upgrade
+	StepSend                    // send = "...": one frame per repeat, maybe awaited
+	StepThink                   // only think = "...": a pause
+	StepHold                    // hold = "60s": stay connected and idle, answering pings
+	StepClose                   // close = 1000: the close handshake
+	StepForEach                 // for_each = captured.x, max = N: nested steps per element
+)
+
+func (k StepKind) String() string {
+	return [...]string{"http", "connect", "send", "think", "hold", "close", "for_each"}[k]
+}
+
+// Rows reports whether a step of this kind records one row per execution:
+// the connect (the upgrade), every frame sent and the close do.
+func (k StepKind) Rows() bool {
+	return k == StepHTTP || k == StepConnect || k == StepSend || k == StepClose
+}
+
+// WebSocket is what a WebSocket step holds beyond Step's own fields.
+type WebSocket struct {
+	// Connect: Request.Path and Request.Headers are the upgrade request's.
+	Subprotocols []string
+
+	// Send: Request.Body is the frame's payload.
+	Binary bool
+	Await  *Await // nil: the frame counts as answered once written
+	// Wait (default true) makes the next step wait for this step's await;
+	// false sends on while the await stays outstanding, so several awaits
+	// can be answered in any order.
+	Wait bool
+	// Marked is set when the payload holds the per-request value `mark`:
+	// other sessions receiving a frame with it record a delivery.
+	Marked bool
+
+	Hold      time.Duration // StepHold
+	CloseCode int           // StepClose; 0 sends a close frame without a code
+
+	// ForEach: Items is the capture holding a JSON array; Max bounds the
+	// iterations (those beyond the array's length are recorded as `no_item`);
+	// Steps run once per element with each.value and each.index.
+	Items string
+	Max   int
+	Steps []*Step
+}
+
+// Await is how a send's answer is recognised among incoming frames.
+type Await struct {
+	// JSON lists paths that must all equal their value (compared as text:
+	// a string's content, a number's digits). Empty with Regex "": any data frame.
+	JSON  []JSONMatch
+	Regex string
+	// Timeout counts from the send; default the target's timeout.
+	Timeout time.Duration
+	// Status, when set, is a JSON path into the matched frame whose number
+	// is the row's status (Tinode: "ctrl.code"); checked against expect.
+	Status string
+}
+
+// JSONMatch is one `"path" = value` of an await's json map.
+type JSONMatch struct {
+	Path  string
+	Value Template
+}

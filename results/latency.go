@@ -1,0 +1,121 @@
+package results
+
+import (
+	"math"
+	"math/bits"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Percentiles summarises one latency distribution in milliseconds. Min, max
+// and mean are exact; the quantiles are within 1% relative error.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+// quantiles are the percentiles every distribution reports, in Percentiles' order.
+var quantiles = []float64{50, 90, 95, 99, 99.9}
+
+// LatencyHistogram records nanosecond latencies. The HDR histogram gives
+// quantiles within 1% (two significant digits); min, max and the sum are kept
+// exactly beside it, because they cost one comparison each. The executor's
+// verdict and the report read latency through it, so both judge a
+// threshold on the same figure.
+type LatencyHistogram struct {
+	hdr      *hdrhistogram.Histogram
+	min, max int64
+	// sumHi:sumLo is a 128-bit sum: an int64 overflows after 2.5M hour-long
+	// latencies, and a float64 sum would round.
+	sumHi, sumLo uint64
+	count        int64
+}
+
+// hdrHighest is the largest latency the HDR histogram resolves (one hour);
+// longer ones are clamped there for quantiles but still count exactly in
+// min, max and mean.
+const hdrHighest = int64(3600e9)
+
+// NewLatencyHistogram returns an empty histogram.
+func NewLatencyHistogram() *LatencyHistogram {
+	return &LatencyHistogram{hdr: hdrhistogram.New(1, hdrHighest, 2), min: math.MaxInt64}
+}
+
+// Record adds one latency in ns; callers skip negative ones (no response).
+func (h *LatencyHistogram) Record(v int64) {
+	if v < h.min {
+		h.min = v
+	}
+	if v > h.max {
+		h.max = v
+	}
+	var carry uint64
+	h.sumLo, carry = bits.Add64(h.sumLo, uint64(v), 0)
+	h.sumHi += carry
+	h.count++
+	if v > hdrHighest {
+		v = hdrHighest
+	} else if v < 1 {
+		v = 1 // a zero latency happens only with coarse clocks; 1 ns is as good
+	}
+	_ = h.hdr.RecordValue(v) // in range by construction
+}
+
+// Count is how many latencies were recorded.
+func (h *LatencyHistogram) Count() int64 { return h.count }
+
+// Percentiles reports the distribution in milliseconds.
+func (h *LatencyHistogram) Percentiles() Percentiles {
+	if h.count == 0 {
+		return Percentiles{}
+	}
+	q := h.hdr.ValueAtPercentilesSlice(nearestRanks(quantiles, h.count))
+	sum := float64(h.sumHi)*math.Exp2(64) + float64(h.sumLo)
+	return Percentiles{
+		Count: h.count,
+		Min:   ms(h.min),
+		Mean:  sum / float64(h.count) / 1e6,
+		P50:   ms(min(q[0], h.max)),
+		P90:   ms(min(q[1], h.max)),
+		P95:   ms(min(q[2], h.max)),
+		P99:   ms(min(q[3], h.max)),
+		P999:  ms(min(q[4], h.max)),
+		Max:   ms(h.max),
+	}
+}
+
+// At returns the nearest-rank latency at each of ps (percentiles, 0–100),
+// clamped to the recorded minimum and maximum, in ns.
+func (h *LatencyHistogram) At(ps []float64) []int64 {
+	vals := h.hdr.ValueAtPercentilesSlice(ps)
+	for i := range vals {
+		vals[i] = min(max(vals[i], h.min), h.max)
+	}
+	return vals
+}
+
+// Min and Max are the exact extremes, in ns.
+func (h *LatencyHistogram) Min() int64 { return h.min }
+func (h *LatencyHistogram) Max() int64 { return h.max }
+
+// nearestRanks turns percentiles into the ones HDR needs to return the
+// nearest-rank quantile (the ceil(q·n)-th smallest value, what sorting and
+// indexing gives). HDR rounds q·n to the nearest rank instead, which in a
+// sparse tail can pick a neighbour several percent away.
+func nearestRanks(ps []float64, n int64) []float64 {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		rank := math.Ceil(p / 100 * float64(n))
+		out[i] = rank / float64(n) * 100
+	}
+	return out
+}
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }
