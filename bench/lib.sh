@@ -78,6 +78,78 @@ stop_target() {
 
 server_requests() { curl -fsS "$TARGET_URL/__stats" | jq .requests; }
 
+# free_port prints a loopback TCP port nobody listens on now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_nginx_tls runs Debian's nginx as an HTTPS target pinned to
+# $TARGET_CPU (one worker, keep-alive without a request limit, session
+# cache and tickets on, TLS 1.2 and 1.3) with a self-signed certificate
+# made now, and sets HTTPS_URL and CA_FILE. Its stub_status, on a plain
+# port of its own, counts requests (nginx_requests). Returns 1 when nginx
+# or openssl is missing and cannot be installed.
+start_nginx_tls() {
+  if ! command -v nginx >/dev/null || ! command -v openssl >/dev/null; then
+    log "installing nginx-light and openssl with apt-get"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null || return 1
+  fi
+  local d="$OUT/nginx" port sport i
+  mkdir -p "$d"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$d/key.pem" -out "$d/cert.pem" 2>/dev/null || return 1
+  port="$(free_port)"
+  sport="$(free_port)"
+  cat >"$d/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 65s;
+  ssl_protocols TLSv1.2 TLSv1.3;
+  ssl_session_cache shared:SSL:10m;
+  ssl_session_tickets on;
+  server {
+    listen 127.0.0.1:$port ssl;
+    ssl_certificate $d/cert.pem;
+    ssl_certificate_key $d/key.pem;
+    location / { return 200 "ok\n"; }
+  }
+  server {
+    listen 127.0.0.1:$sport;
+    location / { stub_status; }
+  }
+}
+EOF
+  taskset -c "$TARGET_CPU" nginx -p "$d" -c "$d/nginx.conf" -e "$d/error.log" &
+  NGINX_PID=$!
+  trap 'stop_target; stop_nginx' EXIT
+  HTTPS_URL="https://127.0.0.1:$port"
+  NGINX_STATUS="http://127.0.0.1:$sport/"
+  CA_FILE="$d/cert.pem"
+  for i in $(seq 100); do
+    curl -fsS --cacert "$CA_FILE" "$HTTPS_URL/" >/dev/null 2>&1 && return 0
+    sleep 0.05
+  done
+  log "nginx did not start: $(tail -3 "$d/error.log")"
+  return 1
+}
+
+stop_nginx() {
+  if [[ -n "${NGINX_PID:-}" ]]; then
+    kill -QUIT "$NGINX_PID" 2>/dev/null || true
+    wait "$NGINX_PID" 2>/dev/null || true
+    NGINX_PID=""
+  fi
+}
+
+# nginx_requests is nginx's request count, less the one asking for it.
+nginx_requests() { curl -fsS "$NGINX_STATUS" | awk 'NR == 3 {print $3 - 1}'; }
+
 # measure NAME SECONDS CMD... runs CMD pinned to $GEN_CPU, killed with SIGINT
 # after SECONDS + 30 at most, and prints one line:
 #   requests wall_s user_s sys_s maxrss_kb
@@ -87,10 +159,10 @@ measure() {
   local name="$1" secs="$2"
   shift 2
   local before after rc=0
-  before="$(server_requests)"
+  before="$("${REQUESTS:-server_requests}")"
   taskset -c "$GEN_CPU" /usr/bin/time -f '%e %U %S %M' -o "$RUN/$name.time" \
     timeout -s INT "$((secs + 30))" "$@" >"$RUN/$name.out" 2>"$RUN/$name.err" || rc=$?
-  after="$(server_requests)"
+  after="$("${REQUESTS:-server_requests}")"
   if ((rc != 0)); then
     log "$name exited $rc: $(tail -3 "$RUN/$name.err")"
   fi
@@ -123,13 +195,14 @@ wrk_closed() {
   to_ms "$(awk '/Latency Distribution/ {f = 1} f && $1 == "99%" {print $2; exit}' "$RUN/wrk.out")"
 }
 
+# bombardier cannot be given a CA: over https it skips verification (-k).
 bombardier_closed() {
-  measure bombardier "$2" bombardier -c "$1" -d "$2"s -l -o json -p r "$TARGET_URL/"
+  measure bombardier "$2" bombardier ${CA_FLAG:+-k} -c "$1" -d "$2"s -l -o json -p r "$TARGET_URL/"
   jq '.result.latency.percentiles["99"] / 1000' "$RUN/bombardier.out"
 }
 
 bombardier_open() {
-  measure bombardier "$2" bombardier -c "${OPEN_CONNS:-50}" -r "$1" -d "$2"s -l -o json -p r "$TARGET_URL/"
+  measure bombardier "$2" bombardier ${CA_FLAG:+-k} -c "${OPEN_CONNS:-50}" -r "$1" -d "$2"s -l -o json -p r "$TARGET_URL/"
   jq '.result.latency.percentiles["99"] / 1000' "$RUN/bombardier.out"
 }
 
@@ -152,13 +225,13 @@ vegeta_open() {
 }
 
 tressi_closed() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/closed.hcl" --quiet --out "$RUN/tressi" \
-    -var "base_url=$TARGET_URL" -var "users=$1" -var "duration=$2s"
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/${PLAN_PREFIX:-}closed.hcl" --quiet --out "$RUN/tressi" \
+    -var "base_url=$TARGET_URL" -var "users=$1" -var "duration=$2s" ${CA_FLAG:+-var "ca_file=$CA_FLAG"}
   tressi_p99
 }
 
 tressi_open() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/open.hcl" --quiet --out "$RUN/tressi" \
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/${PLAN_PREFIX:-}open.hcl" --quiet --out "$RUN/tressi" ${CA_FLAG:+-var "ca_file=$CA_FLAG"} \
     -var "base_url=$TARGET_URL" -var "rate=$1" -var "duration=$2s" -var "connections=${OPEN_CONNS:-50}"
   tressi_p99
 }

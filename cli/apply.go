@@ -38,6 +38,10 @@ func newApply(e *env) *cobra.Command {
 		startAt string
 		cpuProf string
 		engine  string
+		// expectHash is the schedule the shard must run; startTolerance how
+		// late it may reach --start-at.
+		expectHash     string
+		startTolerance time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE.tplan or PATH]",
@@ -52,10 +56,11 @@ func newApply(e *env) *cobra.Command {
 		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
 			"  tressi apply run.tplan -o runs/today -q\n" +
 			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
+			"  tressi apply plan/ --shard 0/4 --start-at 2026-01-01T12:00:00Z --expect-hash sha256:fefe4cbd5fde\n" +
 			"  tressi apply --json > report.json",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine}
+			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine, StartTolerance: startTolerance}
 			var err error
 			if engine != "" && engine != exec.EngineLoop && engine != exec.EngineFasthttp {
 				return withCode(ExitInvalid, fmt.Errorf("--engine %q: want %s or %s", engine, exec.EngineLoop, exec.EngineFasthttp))
@@ -70,6 +75,9 @@ func newApply(e *env) *cobra.Command {
 					return withCode(ExitInvalid, fmt.Errorf("--start-at %q: want an RFC 3339 time such as 2025-01-02T15:04:05Z", startAt))
 				}
 			}
+			if startTolerance <= 0 {
+				return withCode(ExitInvalid, fmt.Errorf("--start-tolerance %s: want a duration above zero, such as 1s", startTolerance))
+			}
 			if p, files, diags := searchPlanAt(e, planPath(args), &f); p != nil {
 				opt.OutDir = out
 				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
@@ -78,6 +86,9 @@ func newApply(e *env) *cobra.Command {
 			s, tplan, sensitive, err := loadSchedule(e, planPath(args), &f, !quiet && !f.json)
 			if err != nil {
 				return err
+			}
+			if err := checkExpectedHash(expectHash, s.Hash); err != nil {
+				return withCode(ExitInvalid, err)
 			}
 			opt.TPlan = tplan
 			opt.CommandLine = commandLine(cmd, args, f.vars, sensitive)
@@ -98,6 +109,9 @@ func newApply(e *env) *cobra.Command {
 	fl.BoolVarP(&quiet, "quiet", "q", false, "print neither progress, warnings nor the summary")
 	fl.StringVar(&shard, "shard", "", "run stripe i of n of the schedule, as i/n (slot k belongs to shard k mod n)")
 	fl.StringVar(&startAt, "start-at", "", "start at this wall-clock time (RFC 3339), so shards start together")
+	fl.StringVar(&expectHash, "expect-hash", "", "refuse to run unless the plan compiles to this schedule `hash` (as tressi plan prints it):\n"+
+		"shards that compile the plan's sources themselves then all run one schedule")
+	fl.DurationVar(&startTolerance, "start-tolerance", exec.DefaultStartTolerance, "refuse to run when --start-at has passed by more than this")
 	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
 		"fasthttp (TLS, scenarios); default: loop wherever it can run the plan")
 	// A developer's flag: profile the executor on a real run.

@@ -2,8 +2,16 @@ package cli
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tressi/tressi/exec"
 )
@@ -19,11 +28,16 @@ import (
 // recordingServer answers every request 200 and keeps each one as the
 // server read it (method, URI, host, headers, body), by X-Seq. got hands
 // over what was recorded so far and starts afresh.
-func recordingServer(t *testing.T) (url string, got func() map[string]string) {
+// With cert set it speaks HTTPS.
+func recordingServer(t *testing.T, cert *tls.Certificate) (url string, got func() map[string]string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	scheme := "http"
+	if cert != nil {
+		ln, scheme = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{*cert}}), "https"
 	}
 	t.Cleanup(func() { ln.Close() })
 	var mu sync.Mutex
@@ -62,7 +76,7 @@ func recordingServer(t *testing.T) (url string, got func() map[string]string) {
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String(), func() map[string]string {
+	return scheme + "://" + ln.Addr().String(), func() map[string]string {
 		mu.Lock()
 		defer mu.Unlock()
 		out := reqs
@@ -74,17 +88,32 @@ func recordingServer(t *testing.T) (url string, got func() map[string]string) {
 // The two engines send byte-for-byte the same requests for the same plan:
 // the loop engine renders with fasthttp's request writer, so static and
 // per-request values, target and endpoint headers, bodies and base paths
-// reach the server alike.
+// reach the server alike, over plain HTTP and inside TLS.
 func TestEnginesSendTheSameRequests(t *testing.T) {
+	cert, caFile := selfSigned(t)
+	for _, scheme := range []string{"http", "https"} {
+		t.Run(scheme, func(t *testing.T) {
+			var c *tls.Certificate
+			tlsBlock := ""
+			if scheme == "https" {
+				c, tlsBlock = &cert, fmt.Sprintf("tls {\n    ca_file = %q\n  }", caFile)
+			}
+			enginesSendTheSame(t, c, tlsBlock)
+		})
+	}
+}
+
+func enginesSendTheSame(t *testing.T, cert *tls.Certificate, tlsBlock string) {
 	plan := filepath.Join(t.TempDir(), "p.hcl")
 	var seen []map[string]string
-	url, got := recordingServer(t)
+	url, got := recordingServer(t, cert)
 	for _, engine := range []string{exec.EngineLoop, exec.EngineFasthttp} {
 		src := fmt.Sprintf(`
 target "api" {
   url         = "%s/base"
   connections = 4
   headers     = { "X-Team" = "perf", "Accept" = "application/json" }
+  %s
 }
 endpoint "list" {
   path    = "/items?page=${seq}&q=a%%20b"
@@ -108,7 +137,7 @@ load {
     rate     = 200
   }
 }
-`, url)
+`, url, tlsBlock)
 		if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -129,6 +158,29 @@ load {
 	}
 }
 
+// selfSigned makes a certificate for 127.0.0.1 and writes it, as the CA a
+// plan trusts, to a file.
+func selfSigned(t *testing.T) (tls.Certificate, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, path
+}
+
 // Scenario steps too: per-session data rows, captured values and the
 // steps' own headers and bodies reach the server alike from both engines.
 func TestEnginesSendTheSameScenarioRequests(t *testing.T) {
@@ -138,7 +190,7 @@ func TestEnginesSendTheSameScenarioRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []map[string]string
-	url, got := recordingServer(t)
+	url, got := recordingServer(t, nil)
 	for _, engine := range []string{exec.EngineLoop, exec.EngineFasthttp} {
 		src := fmt.Sprintf(`
 target "api" {

@@ -37,7 +37,8 @@ func newReportCmd(e *env) *cobra.Command {
 		Short: "Summarise a run's results (several inputs: shards of one run)",
 		Long: "report reads a run directory (results.arrow, plus samples.arrow and meta.json when present)\n" +
 			"or a results file, and writes a summary. Several inputs are shards of one run: they must share\n" +
-			"a schedule hash and hold disjoint slots, and are merged row by row.",
+			"a schedule hash and hold disjoint slots, and are merged row by row. The plan's thresholds\n" +
+			"(from the first input's plan.tplan) are judged over all of them: exit 2 when one fails.",
 		Example: "  tressi report tressi-runs/quickstart-20260101T120000Z\n" +
 			"  tressi report shard-0 shard-1 --format html -o report.html\n" +
 			"  tressi report new-run --baseline old-run --format md",
@@ -98,6 +99,11 @@ func runReport(e *env, args []string, o reportOptions) error {
 	}
 	if err != nil {
 		return withCode(ExitInternal, fmt.Errorf("writing the %s report: %w", format, err))
+	}
+	// The plan's thresholds judged over every input's rows: for shards, the
+	// verdict on the whole load, which no shard can give alone.
+	if !rep.ThresholdsPassed() {
+		return withCode(ExitThresholds, nil)
 	}
 	return nil
 }

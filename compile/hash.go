@@ -73,6 +73,22 @@ func encodeHeader(s *Schedule) []byte {
 		c.i64(int64(t.Timeout))
 		c.i64(int64(t.ConnectTimeout))
 		c.bool(t.InsecureSkipVerify)
+		if t.TLS != (TargetTLS{}) {
+			// Only when set, so plans without a tls block keep their hash.
+			c.str(t.TLS.CAFile)
+			c.str(t.TLS.CertFile)
+			c.str(t.TLS.KeyFile)
+			c.str(t.TLS.ServerName)
+			c.str(t.TLS.MinVersion)
+			c.str(t.TLS.MaxVersion)
+			c.bool(t.TLS.NoResumption)
+		}
+		// HTTP/1.1 targets hash as they did before protocols existed.
+		if t.Protocol != "" || t.MaxStreams != 0 {
+			c.str("protocol")
+			c.str(t.Protocol)
+			c.i64(int64(t.MaxStreams))
+		}
 	}
 	c.u64(uint64(len(s.Requests)))
 	for i := range s.Requests {

@@ -141,6 +141,21 @@ type Target struct {
 	Timeout            time.Duration
 	ConnectTimeout     time.Duration
 	InsecureSkipVerify bool
+	Protocol           string    `json:",omitempty"` // plan.ProtocolH2, H2C or Auto; "" is HTTP/1.1
+	MaxStreams         int       `json:",omitempty"` // HTTP/2 streams per connection; 0: the server's limit, capped
+	TLS                TargetTLS `json:",omitzero"`
+}
+
+// TargetTLS is the rest of an https target's tls block (see plan.TLS): the
+// files are named by absolute path and read when the run starts.
+type TargetTLS struct {
+	CAFile       string `json:",omitempty"`
+	CertFile     string `json:",omitempty"`
+	KeyFile      string `json:",omitempty"`
+	ServerName   string `json:",omitempty"`
+	MinVersion   string `json:",omitempty"` // "1.2" or "1.3"
+	MaxVersion   string `json:",omitempty"`
+	NoResumption bool   `json:",omitempty"`
 }
 
 // Entry is a unit of selection: one endpoint, or one scenario whose slot

@@ -20,6 +20,12 @@ func resolveTarget(t *plan.Target) (Target, string, hcl.Diagnostics) {
 		ConnectTimeout:     t.ConnectTimeout,
 		InsecureSkipVerify: t.InsecureSkipVerify,
 		SourceAddresses:    t.SourceAddresses,
+		TLS: TargetTLS{CAFile: t.TLS.CAFile, CertFile: t.TLS.CertFile, KeyFile: t.TLS.KeyFile, ServerName: t.TLS.ServerName,
+			MinVersion: t.TLS.MinVersion, MaxVersion: t.TLS.MaxVersion, NoResumption: t.TLS.NoResumption},
+		MaxStreams: t.MaxStreams,
+	}
+	if t.Protocol != plan.ProtocolHTTP1 {
+		out.Protocol = t.Protocol
 	}
 	if out.Connections <= 0 {
 		out.Connections = plan.DefaultConnections

@@ -3,6 +3,7 @@ package compile
 import (
 	"bytes"
 	"encoding/binary"
+	"net/url"
 	"reflect"
 	"testing"
 	"time"
@@ -128,5 +129,21 @@ func TestReadTPlanThresholdsReadsOnlyTheHeader(t *testing.T) {
 	}
 	if th.P99 != 250*time.Millisecond || th.ErrorRate != 0.05 {
 		t.Fatalf("thresholds %+v", th)
+	}
+}
+
+// Every target setting added since the header's first format survives a
+// .tplan, and the file passes its own hash check on reading.
+func TestTPlanKeepsTargetSettings(t *testing.T) {
+	p := openPlan(t, []plan.Stage{constant(time.Second, 10)}, 1)
+	u, _ := url.Parse("https://127.0.0.1:8443/")
+	tg := p.Targets[0]
+	tg.URL, tg.Protocol, tg.MaxStreams = u, plan.ProtocolH2, 32
+	tg.SourceAddresses = []string{"127.0.0.2", "127.0.0.3"}
+	tg.TLS = plan.TLS{CAFile: "/etc/ca.pem", CertFile: "/etc/c.pem", KeyFile: "/etc/k.pem", ServerName: "api.test",
+		MinVersion: "1.3", MaxVersion: "1.3", NoResumption: true}
+	s, tp, _ := roundTrip(t, p)
+	if !reflect.DeepEqual(tp.Schedule.Targets, s.Targets) || tp.Schedule.Hash != s.Hash {
+		t.Fatalf("targets after the round trip:\n%+v\nwant\n%+v", tp.Schedule.Targets, s.Targets)
 	}
 }

@@ -23,6 +23,22 @@ type wireTarget struct {
 	Timeout            int64  `json:"Timeout"`
 	ConnectTimeout     int64  `json:"ConnectTimeout"`
 	InsecureSkipVerify bool   `json:"InsecureSkipVerify"`
+	// Added after the first format, each only when set, so older files
+	// read as before and plans without them write what they always did.
+	SourceAddresses []string       `json:"SourceAddresses,omitempty"`
+	TLS             *wireTargetTLS `json:"TLS,omitempty"`
+	Protocol        string         `json:"Protocol,omitempty"`
+	MaxStreams      int            `json:"MaxStreams,omitempty"`
+}
+
+type wireTargetTLS struct {
+	CAFile       string `json:"CAFile,omitempty"`
+	CertFile     string `json:"CertFile,omitempty"`
+	KeyFile      string `json:"KeyFile,omitempty"`
+	ServerName   string `json:"ServerName,omitempty"`
+	MinVersion   string `json:"MinVersion,omitempty"`
+	MaxVersion   string `json:"MaxVersion,omitempty"`
+	NoResumption bool   `json:"NoResumption,omitempty"`
 }
 
 type wireSplice struct {
@@ -124,15 +140,29 @@ func mapSlice[A, B any](in []A, f func(A) B) []B {
 }
 
 func toWireTarget(t Target) wireTarget {
-	return wireTarget{Name: t.Name, Scheme: t.Scheme, Addr: t.Addr, Host: t.Host, Connections: t.Connections,
+	w := wireTarget{Name: t.Name, Scheme: t.Scheme, Addr: t.Addr, Host: t.Host, Connections: t.Connections,
 		Connection: t.Connection, Timeout: int64(t.Timeout), ConnectTimeout: int64(t.ConnectTimeout),
-		InsecureSkipVerify: t.InsecureSkipVerify}
+		InsecureSkipVerify: t.InsecureSkipVerify, SourceAddresses: t.SourceAddresses,
+		Protocol: t.Protocol, MaxStreams: t.MaxStreams}
+	if t.TLS != (TargetTLS{}) {
+		w.TLS = &wireTargetTLS{CAFile: t.TLS.CAFile, CertFile: t.TLS.CertFile, KeyFile: t.TLS.KeyFile,
+			ServerName: t.TLS.ServerName, MinVersion: t.TLS.MinVersion, MaxVersion: t.TLS.MaxVersion,
+			NoResumption: t.TLS.NoResumption}
+	}
+	return w
 }
 
 func fromWireTarget(w wireTarget) Target {
-	return Target{Name: w.Name, Scheme: w.Scheme, Addr: w.Addr, Host: w.Host, Connections: w.Connections,
+	t := Target{Name: w.Name, Scheme: w.Scheme, Addr: w.Addr, Host: w.Host, Connections: w.Connections,
 		Connection: w.Connection, Timeout: time.Duration(w.Timeout), ConnectTimeout: time.Duration(w.ConnectTimeout),
-		InsecureSkipVerify: w.InsecureSkipVerify}
+		InsecureSkipVerify: w.InsecureSkipVerify, SourceAddresses: w.SourceAddresses,
+		Protocol: w.Protocol, MaxStreams: w.MaxStreams}
+	if w.TLS != nil {
+		t.TLS = TargetTLS{CAFile: w.TLS.CAFile, CertFile: w.TLS.CertFile, KeyFile: w.TLS.KeyFile,
+			ServerName: w.TLS.ServerName, MinVersion: w.TLS.MinVersion, MaxVersion: w.TLS.MaxVersion,
+			NoResumption: w.TLS.NoResumption}
+	}
+	return t
 }
 
 func toWireSplice(s Splice) wireSplice {

@@ -24,13 +24,13 @@ func benchExecutor(b *testing.B, s *compile.Schedule) *executor {
 
 	ex := &executor{s: s, stopCh: make(chan struct{}), grace: time.Second, maxSample: 64}
 	ex.clock.base = time.Now()
-	ex.cl = newClients(s.Targets, &ex.clock, DefaultMaxResponseBody)
+	ex.cl, _ = newClients(s.Targets, &ex.clock, DefaultMaxResponseBody)
 	ex.cl.hosts[0].Dial = func(string) (net.Conn, error) {
 		c, err := ln.Dial()
 		if err != nil {
 			return nil, err
 		}
-		return ex.cl.track(c), nil
+		return ex.cl.track(c, c), nil
 	}
 	reqs, names, err := prepareRequests(s, ex.cl)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/h1"
+	"github.com/tressi/tressi/h2"
 	"github.com/tressi/tressi/results"
 )
 
@@ -36,6 +37,8 @@ func classify(err error) results.ErrorKind {
 	switch {
 	case errors.Is(err, errAborted):
 		return results.Interrupted
+	case errors.Is(err, h2.ErrUnprocessed):
+		return results.Unprocessed
 	case errors.As(err, &dnsErr):
 		return results.DNS
 	case errors.Is(err, fasthttp.ErrBodyTooLarge), errors.Is(err, h1.ErrBodyTooLarge):
@@ -53,6 +56,8 @@ func classify(err error) results.ErrorKind {
 		// ErrNoFreeConns only comes back when the wait for a connection
 		// outlived the request's timeout.
 		return results.Timeout
+	case isH2Reset(err):
+		return results.Reset
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
 		errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, net.ErrClosed):
@@ -62,6 +67,15 @@ func classify(err error) results.ErrorKind {
 	}
 	// What is left is fasthttp failing to parse what the server sent.
 	return results.Protocol
+}
+
+// isH2Reset: the server reset an HTTP/2 stream, sent GOAWAY with an
+// error, or closed the connection with streams open. An HTTP/2 protocol
+// error of the server's is left to Protocol.
+func isH2Reset(err error) bool {
+	var se *h2.StreamError
+	var ce *h2.ConnError
+	return errors.As(err, &se) || errors.Is(err, h2.ErrConnClosed) || (errors.As(err, &ce) && ce.Remote)
 }
 
 func isTimeout(err error) bool {
@@ -81,7 +95,12 @@ func isTLSError(err error) bool {
 		hn    x509.HostnameError
 		ci    x509.CertificateInvalidError
 	)
-	return errors.Is(err, fasthttp.ErrTLSHandshakeTimeout) || errors.As(err, &rh) || errors.As(err, &alert) ||
+	var te *tlsError
+	var op *net.OpError
+	// A TLS alert from the server ("remote error"): in TLS 1.3 a rejected
+	// client certificate is only said after the client's handshake ended,
+	// on the first read.
+	return errors.As(err, &te) || (errors.As(err, &op) && op.Op == "remote error") || errors.Is(err, fasthttp.ErrTLSHandshakeTimeout) || errors.As(err, &rh) || errors.As(err, &alert) ||
 		errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci)
 }
 

@@ -19,6 +19,10 @@ type clients struct {
 	hosts   []*fasthttp.HostClient
 	clock   *clock
 	aborted atomic.Bool
+	// tls: each https target's configuration, by name, shared by every
+	// client and loop of the run so sessions resume across connections.
+	tls      map[string]*tls.Config
+	tlsStats tlsStats
 
 	mu    sync.Mutex // guards conns; taken per dial and close, never per request
 	conns map[*meteredConn]struct{}
@@ -47,17 +51,30 @@ func (cs *clients) retryIdleClosed(req *fasthttp.Request, attempts int, err erro
 	return false, ok && m.reused && m.in == 0 && (closedByPeer(err) || errors.Is(err, fasthttp.ErrConnectionClosed))
 }
 
-func newClients(targets []compile.Target, clk *clock, maxBody int) *clients {
-	cs := &clients{clock: clk, conns: map[*meteredConn]struct{}{}}
+func newClients(targets []compile.Target, clk *clock, maxBody int) (*clients, error) {
+	cs := &clients{clock: clk, conns: map[*meteredConn]struct{}{}, tls: map[string]*tls.Config{}}
+	for i := range targets {
+		t := &targets[i]
+		if t.Scheme != "https" {
+			continue
+		}
+		cfg, err := newTLSConfig(t, &cs.tlsStats)
+		if err != nil {
+			return nil, err
+		}
+		cs.tls[t.Name] = cfg
+	}
 	for i := range targets {
 		cs.hosts = append(cs.hosts, cs.hostClient(&targets[i], maxBody))
 	}
-	return cs
+	return cs, nil
 }
 
 func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
 	timeout := t.Timeout
-	dialer := &net.Dialer{Timeout: t.ConnectTimeout}
+	connect := t.ConnectTimeout
+	dialer := &net.Dialer{Timeout: connect}
+	tlsConfig := cs.tls[t.Name]
 	hc := &fasthttp.HostClient{
 		Addr:     t.Addr,
 		IsTLS:    t.Scheme == "https",
@@ -86,33 +103,63 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 			if cs.aborted.Load() {
 				return nil, &dialError{errAborted}
 			}
-			c, err := dialer.Dial("tcp", addr)
-			if err != nil {
-				return nil, &dialError{err}
-			}
-			return cs.track(c), nil
+			return cs.dial(dialer, addr, tlsConfig, connect)
 		},
 	}
 	if hc.IsTLS {
-		// The TLS handshake's deadline: fasthttp takes it from WriteTimeout.
-		// Plain connections leave both timeouts unset, since every request
-		// is sent with DoTimeout, whose deadline (the request's start plus
-		// the same timeout) is always the earlier one: setting them only cost
-		// two clock reads per request.
+		// Dial hands fasthttp a connection whose handshake is done (it
+		// skips its own for a conn with a Handshake method); TLSConfig is
+		// set for what else fasthttp reads from it. Plain connections leave
+		// the timeouts unset, since every request is sent with DoTimeout,
+		// whose deadline (the request's start plus the same timeout) is
+		// always the earlier one: setting them only cost two clock reads
+		// per request.
 		hc.WriteTimeout = timeout
 		hc.ReadTimeout = timeout
-		hc.TLSConfig = &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the plan asked for it
-		if host, _, err := net.SplitHostPort(t.Host); err == nil {
-			hc.TLSConfig.ServerName = host
-		} else if t.Host != "" {
-			hc.TLSConfig.ServerName = t.Host
-		}
+		hc.TLSConfig = tlsConfig
 	}
 	return hc
 }
 
-func (cs *clients) track(c net.Conn) *meteredConn {
-	mc := &meteredConn{Conn: c, clients: cs}
+// dial connects to addr and, for an https target (cfg set), completes the
+// TLS handshake within the connect timeout too. The time both took is the
+// connect_ns of the connection's first request.
+func (cs *clients) dial(dialer *net.Dialer, addr string, cfg *tls.Config, connect time.Duration) (net.Conn, error) {
+	start := time.Now()
+	raw, err := dialer.Dial("tcp", addr)
+	if err != nil {
+		return nil, &dialError{err}
+	}
+	if cfg == nil {
+		mc := cs.track(raw, raw)
+		mc.connect = int64(time.Since(start))
+		return mc, nil
+	}
+	tc := tls.Client(raw, cfg)
+	mc := cs.track(tc, raw) // tracked during the handshake too: an abort cuts it short
+	if err := raw.SetDeadline(start.Add(connect)); err != nil {
+		mc.Close()
+		return nil, &dialError{err}
+	}
+	if err := tc.Handshake(); err != nil {
+		mc.abortClose()
+		if cs.aborted.Load() {
+			err = errAborted
+		}
+		return nil, &dialError{asTLSError(err)}
+	}
+	if err := raw.SetDeadline(time.Time{}); err != nil {
+		mc.Close()
+		return nil, &dialError{err}
+	}
+	mc.connect = int64(time.Since(start))
+	return mc, nil
+}
+
+// track registers a new connection: c is what requests use, raw the
+// socket under it (c itself without TLS).
+func (cs *clients) track(c, raw net.Conn) *meteredConn {
+	mc := &meteredConn{Conn: c, raw: raw, clients: cs}
 	cs.mu.Lock()
 	cs.conns[mc] = struct{}{}
 	cs.mu.Unlock()
@@ -130,7 +177,7 @@ func (cs *clients) abort() {
 	}
 	cs.mu.Unlock()
 	for _, c := range open {
-		c.Close()
+		c.abortClose()
 	}
 }
 
@@ -153,10 +200,14 @@ func (cs *clients) close() {
 // reused by another worker never writes into a meter still being read.
 type meteredConn struct {
 	net.Conn
+	raw     net.Conn // the socket: Conn itself, or what its TLS runs over
 	clients *clients
 	cur     *meter
 	used    bool // the connection carried a round trip already
 	closed  atomic.Bool
+	// connect is how long the dial (and TLS handshake) took, until the
+	// connection's first round trip takes it over.
+	connect int64
 	// both is the deadline last set for reads and writes at once.
 	both time.Time
 }
@@ -168,7 +219,11 @@ type meter struct {
 	conn    net.Conn
 	sent    int64 // ns after run start of the first write; -1 before it
 	out, in int64
-	clock   *clock
+	connect int64 // the connection's connect_ns when this round trip opened it
+	// tlsErr is a TLS alert a read met: fasthttp reports it as a closed
+	// connection, and the row should say tls.
+	tlsErr error
+	clock  *clock
 }
 
 var meters = sync.Pool{New: func() any { return new(meter) }}
@@ -183,6 +238,8 @@ func (m *meter) release() { meters.Put(m) }
 func (c *meteredConn) LocalAddr() net.Addr {
 	m := meters.Get().(*meter)
 	m.conn, m.clock, m.sent, m.out, m.in, m.reused = c.Conn, c.clients.clock, -1, 0, 0, c.used
+	m.connect, c.connect = c.connect, 0
+	m.tlsErr = nil
 	c.used = true
 	c.cur = m
 	return m
@@ -204,6 +261,9 @@ func (c *meteredConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if m := c.cur; m != nil {
 		m.in += int64(n)
+		if err != nil && c.raw != c.Conn && isTLSError(err) {
+			m.tlsErr = err
+		}
 	}
 	return n, err
 }
@@ -235,6 +295,10 @@ func (c *meteredConn) SetDeadline(t time.Time) error {
 	return c.Conn.SetDeadline(t)
 }
 
+// Handshake tells fasthttp the TLS handshake is done (dial did it); on a
+// plain connection fasthttp never asks.
+func (c *meteredConn) Handshake() error { return nil }
+
 func (c *meteredConn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
@@ -243,4 +307,16 @@ func (c *meteredConn) Close() error {
 	delete(c.clients.conns, c)
 	c.clients.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// abortClose closes the socket itself: a TLS close would first try to send
+// a close_notify, which a full socket could hold up.
+func (c *meteredConn) abortClose() {
+	if c.closed.Swap(true) {
+		return
+	}
+	c.clients.mu.Lock()
+	delete(c.clients.conns, c)
+	c.clients.mu.Unlock()
+	c.raw.Close()
 }

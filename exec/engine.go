@@ -104,8 +104,12 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 	s := ex.s
 	session := new(atomic.Uint64)
 	fasthttp := &fasthttpEngine{ex: ex, session: session}
+	h2Target := http2Target(s)
 	switch asked {
 	case EngineFasthttp:
+		if h2Target != "" {
+			return nil, &InputError{fmt.Errorf("the fasthttp engine cannot run this plan: %s, and fasthttp speaks HTTP/1.1 only; leave the engine unset to get the loop", h2Target)}
+		}
 		return fasthttp, nil
 	case EngineLoop, "":
 	default:
@@ -118,6 +122,8 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 	switch {
 	case why != "" && asked == EngineLoop:
 		return nil, &InputError{fmt.Errorf("the loop engine cannot run this plan: %s; leave the engine unset to get the one that can", why)}
+	case why != "" && h2Target != "":
+		return nil, &InputError{fmt.Errorf("%s, which only the loop engine speaks, and the loop cannot run this plan: %s", h2Target, why)}
 	case why != "":
 		return fasthttp, nil
 	}
@@ -132,18 +138,15 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 }
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with
-// the targets' addresses. The loop speaks plain HTTP/1.1 to addresses
-// resolved once, here: endpoints and scenarios, pooled or with a
-// connection per session.
+// the targets' addresses. The loop speaks HTTP/1.1, plain or over TLS
+// (looptls_linux.go), to addresses resolved once, here: endpoints and
+// scenarios, pooled or with a connection per session.
 func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 	if !loopSupported() {
 		return nil, "it runs on Linux only"
 	}
 	addrs := make([]*net.TCPAddr, len(s.Targets))
 	for i, t := range s.Targets {
-		if t.Scheme == "https" {
-			return nil, fmt.Sprintf("target %q uses https", t.Name)
-		}
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {
 			return nil, fmt.Sprintf("target %q: %v", t.Name, err)
@@ -151,6 +154,17 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 		addrs[i] = a
 	}
 	return addrs, ""
+}
+
+// http2Target names a target that must speak HTTP/2 ("" when none does):
+// only the loop engine can. ("auto" may settle for HTTP/1.1.)
+func http2Target(s *compile.Schedule) string {
+	for _, t := range s.Targets {
+		if t.Protocol == "h2" || t.Protocol == "h2c" {
+			return fmt.Sprintf("target %q uses protocol %q", t.Name, t.Protocol)
+		}
+	}
+	return ""
 }
 
 // InputError is an error in what Run was given (the schedule, the

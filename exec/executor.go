@@ -51,6 +51,8 @@ type executor struct {
 	stats []*workerStats
 	wg    sync.WaitGroup
 
+	protos []protocolCounts // by target: connections by protocol, for meta.json
+
 	// transport wraps every loop connection when set (see Options).
 	transport transportFactory
 

@@ -90,6 +90,9 @@ func readResults(t testing.TB, path string) []results.Row {
 			rows = append(rows, results.Row{Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i],
 				Latency: b.Latency[i], Service: b.Service[i], Status: b.Status[i], Error: kind,
 				BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i]})
+			if b.Connect != nil {
+				rows[len(rows)-1].Connect = b.Connect[i]
+			}
 		}
 	}
 	if r.Err() != nil || r.Truncated != nil {

@@ -67,16 +67,20 @@ type evloop struct {
 	// and read them in one go at the next burst without adding that wait
 	// to their latency. wallBase converts those wall-clock stamps to run
 	// time; outs counts connections waiting to write, which cannot wait.
-	stamps    bool
-	wallBase  int64
-	outs      int
-	partials  int // connections with part of a response: a large body is read as it comes
-	msg       unix.Msghdr
-	iov       unix.Iovec
-	oob       [64]byte
-	keeper    int // a socket that keeps the kernel stamping from before the first dial
-	refilling bool
-	enc       h1Encoder // renders requests with holes, the way fasthttp sends them
+	stamps   bool
+	wallBase int64
+	outs     int
+	partials int // connections with part of a response: a large body is read as it comes
+	// handshaking counts connections whose transport handshake runs: the
+	// open model does not sleep through their bytes, which carry no reply
+	// to stamp but hold up the next step of the handshake.
+	handshaking int
+	msg         unix.Msghdr
+	iov         unix.Iovec
+	oob         [64]byte
+	keeper      int // a socket that keeps the kernel stamping from before the first dial
+	refilling   bool
+	enc         h1Encoder // renders requests with holes, the way fasthttp sends them
 	// cipher is where a connection's transport reads the socket's bytes
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
@@ -97,6 +101,40 @@ type ltarget struct {
 	// transport makes the transport of a new connection; nil: the socket
 	// itself (plain HTTP).
 	transport transportFactory
+	// proto is what the target speaks; HTTP/2 connections are in muxes,
+	// each taking streams up to maxStreams (0: the server's limit).
+	proto      uint8
+	maxStreams int
+	muxes      []*lconn
+}
+
+// What a target speaks (compile.Target.Protocol).
+const (
+	protoHTTP1 = iota
+	protoH2    // HTTP/2 over TLS, by ALPN
+	protoH2C   // HTTP/2 over plain TCP, prior knowledge
+	protoAuto  // over TLS, ALPN picks HTTP/2 or HTTP/1.1
+)
+
+// targetProto maps a schedule target's protocol to the loop's.
+func targetProto(p string) uint8 {
+	switch p {
+	case "h2":
+		return protoH2
+	case "h2c":
+		return protoH2C
+	case "auto":
+		return protoAuto
+	}
+	return protoHTTP1
+}
+
+// alpn is the protocol a TLS transport's handshake chose, "" when none.
+func alpn(tr transport) string {
+	if a, ok := tr.(interface{ NegotiatedProtocol() string }); ok {
+		return a.NegotiatedProtocol()
+	}
+	return ""
 }
 
 // ljob is one request waiting for, or carried by, a connection.
@@ -133,6 +171,9 @@ func loopSupported() bool { return true }
 // splitting each target's connections between them.
 func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 	loops := make([]*evloop, 0, n)
+	if ex.protos == nil {
+		ex.protos = make([]protocolCounts, len(ex.s.Targets))
+	}
 	for i := range n {
 		p, err := newPoller(maxEvents)
 		if err != nil {
@@ -152,7 +193,8 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 			// Each loop gets its own address: Connect writes into it.
 			sa, family := sockaddr(addrs[ti])
 			l.targets = append(l.targets, &ltarget{idx: ti, sa: sa, family: family, maxConns: max(share, 1),
-				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti)})
+				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti),
+				proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
 		}
 		loops = append(loops, l)
 	}
@@ -230,7 +272,7 @@ func (l *evloop) poll(wake int64) {
 	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush() // a slow run still reaches the file every second
 	}
-	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 {
+	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
 		rawSleep(timeout)
@@ -313,6 +355,9 @@ func (l *evloop) event(c *lconn, ev uint32) {
 			l.read(c)
 		}
 	case connIdle:
+		if c.tr != nil && l.idleRecords(c) {
+			return
+		}
 		// An idle connection has nothing to say: the server closed it
 		// (or sent bytes nobody asked for). Either way it is done, and
 		// never carries a request.
@@ -350,6 +395,12 @@ func (l *evloop) dispatch(j ljob) {
 		l.dispatchOwn(t, j)
 		return
 	}
+	if t.proto != protoHTTP1 {
+		if c := t.readyMux(); c != nil {
+			l.muxStart(c, j)
+			return
+		}
+	}
 	if n := len(t.idle); n > 0 {
 		c := t.idle[n-1]
 		t.idle = t.idle[:n-1]
@@ -370,6 +421,12 @@ func (l *evloop) dispatch(j ljob) {
 // connections count against the target's cap like the pool's: an idle
 // pool connection makes room for it.
 func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
+	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.mux != nil {
+		// Its own HTTP/2 connection: a session sends one request at a
+		// time, so a stream is free.
+		l.muxStart(c, j)
+		return
+	}
 	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.state == connIdle {
 		l.begin(c, j)
 		return

@@ -307,3 +307,47 @@ load {
 		t.Fatalf("%.2f allocations per request: something on a session's per-request path allocates", perRequest)
 	}
 }
+
+// Over HTTPS the loop's own path allocates nothing per request either;
+// crypto/tls makes one small allocation each time it reads a record from
+// the socket (conn.go's readFromUntil hands &atLeastReader{...} to an
+// interface), so a response in one record costs one. What a run costs
+// once (handshakes, buffers, batches) is taken out by comparing a short
+// run with a long one: the difference per extra request is the
+// per-request cost. The server runs in another process: only tressi's
+// allocations are counted.
+func TestLoopHTTPSAllocations(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a 2 s run, whose allocations the race detector changes")
+	}
+	addr := helperTLSServer(t)
+	measure := func(d time.Duration) (mallocs uint64, requests int64) {
+		s := schedule(addr, 0, time.Millisecond)
+		s.Model, s.Count = compile.Closed, 0
+		s.Targets[0].Scheme, s.Targets[0].InsecureSkipVerify = "https", true
+		for range 4 {
+			s.Users = append(s.Users, compile.UserSpan{Start: 0, Stop: int64(d)})
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		out, err := Run(t.Context(), s, Options{OutDir: t.TempDir() + "/run", Engine: EngineLoop})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.OK != out.Requests || out.Engine != EngineLoop {
+			t.Fatalf("outcome %+v", out)
+		}
+		return after.Mallocs - before.Mallocs, out.Requests
+	}
+	m1, r1 := measure(300 * time.Millisecond)
+	m2, r2 := measure(1500 * time.Millisecond)
+	if r2-r1 < 1000 {
+		t.Skipf("the machine is too busy to measure: %d and %d requests", r1, r2)
+	}
+	perRequest := float64(m2-m1) / float64(r2-r1)
+	t.Logf("%d and %d requests, %d and %d allocations: %.3f per extra request", r1, r2, m1, m2, perRequest)
+	if perRequest > 1.15 {
+		t.Fatalf("%.2f allocations per request: more than crypto/tls's one per record read", perRequest)
+	}
+}

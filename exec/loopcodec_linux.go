@@ -70,14 +70,20 @@ func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
 	if pr.wire != nil {
 		return pr.wire
 	}
+	h.wbuf = l.render(h.wbuf[:0], j)
+	return h.wbuf
+}
+
+// render appends j's request, which has holes, to dst as HTTP/1.1 bytes
+// with j's values: its slot, its data row, its session's captures.
+func (l *evloop) render(dst []byte, j *ljob) []byte {
 	l.enc.vals.Slot = j.k
 	l.enc.vals.Row = l.ex.s.Row(int(j.entry), j.k)
 	l.enc.vals.Captured = nil
 	if j.st != nil {
 		l.enc.vals.Captured = l.sessions[j.sess].captured
 	}
-	h.wbuf = l.enc.render(h.wbuf[:0], pr)
-	return h.wbuf
+	return l.enc.render(dst, j.pr)
 }
 
 func (h *h1Codec) decode(in []byte) (int, bool, error) {

@@ -32,6 +32,7 @@ type lconn struct {
 	job     ljob
 	// deadline is the job's (or the dial's, while dialing: see dialEnd).
 	deadline int64
+	dialAt   int64  // when the dial began
 	dialEnd  int64  // the connect timeout's instant, while dialing
 	sent     int64  // when the job's first byte went out; -1 before
 	out, in  int64  // the job's bytes each way
@@ -40,6 +41,10 @@ type lconn struct {
 	rlen     int
 	codec    codec
 	tr       transport // nil: plain socket
+	mux      *h2mux    // an HTTP/2 connection's streams; nil: one job at a time
+	// connect is how long opening the connection took (connect, and the
+	// transport's handshake): the connect_ns of its first job's row.
+	connect int64
 	// owner is the session whose own connection this is
 	// (connection = "session"), -1 for a pool connection.
 	owner int32
@@ -89,7 +94,12 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 	t.open++
 	c.state = connDialing
 	c.job = j
-	c.dialEnd = j.ready + t.connect
+	// The connect timeout counts from the dial, not from when the job
+	// began waiting: a job that waited in the queue for a connection
+	// (its timeout counts that wait) still gets the whole connect timeout
+	// for the connection it opens.
+	c.dialAt = l.ex.clock.now()
+	c.dialEnd = c.dialAt + t.connect
 	c.deadline = j.ready + int64(j.pr.timeout)
 	l.busy++
 	l.armScan()
@@ -106,7 +116,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused = fd, t, 0, false, nil, -1, false
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.connect, c.mux = fd, t, 0, false, nil, -1, false, 0, nil
 	return c
 }
 
@@ -115,11 +125,18 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 func (l *evloop) connected(c *lconn) {
 	if c.tr != nil && !c.tr.Ready() {
 		c.state = connHandshaking
+		l.handshaking++
 		l.pump(c)
 		return
 	}
+	c.connect = max(l.now-c.dialAt, 1)
 	c.state = connBusy
 	l.setOut(c, false)
+	if c.t.proto == protoH2C {
+		l.startMux(c)
+		return
+	}
+	l.ex.protos[c.t.idx].http1.Add(1)
 	l.write(c)
 }
 
@@ -134,9 +151,23 @@ func (l *evloop) pump(c *lconn) {
 	}
 	switch c.state {
 	case connHandshaking:
+		if err := c.tr.Err(); err != nil {
+			l.fail(c, &dialError{asTLSError(err)})
+			return
+		}
 		if c.tr.Ready() {
+			l.handshaking--
 			c.state = connBusy
-			l.write(c)
+			c.connect = max(l.ex.clock.now()-c.dialAt, 1)
+			switch {
+			case c.t.proto != protoHTTP1 && alpn(c.tr) == "h2":
+				l.startMux(c)
+			case c.t.proto == protoH2:
+				l.fail(c, errNoH2)
+			default:
+				l.ex.protos[c.t.idx].http1.Add(1)
+				l.write(c)
+			}
 		}
 	case connBusy:
 		l.plaintext(c)
@@ -164,6 +195,10 @@ func (l *evloop) prepare(c *lconn) {
 // write sends what is left of c's request, through its transport if it
 // has one.
 func (l *evloop) write(c *lconn) {
+	if c.mux != nil {
+		l.muxFlush(c)
+		return
+	}
 	if c.sent < 0 {
 		c.sent = l.ex.clock.now()
 	}
@@ -245,13 +280,25 @@ func (l *evloop) read(c *lconn) {
 			l.fail(c, os.NewSyscallError("read", errno))
 			return
 		case n == 0:
+			if c.tr != nil && c.state == connHandshaking {
+				// The transport says why (an alert it was fed, most
+				// likely) when it wakes the loop; until then the socket's
+				// end must not wake the loop again and again.
+				c.tr.EOF()
+				if err := l.p.remove(c.fd); err != nil {
+					l.fail(c, &dialError{err})
+				}
+				return
+			}
 			if c.tr != nil && c.state == connBusy && !l.plaintext(c) {
 				return
 			}
 			l.eof(c)
 			return
 		}
-		c.in += int64(n)
+		if c.tr == nil {
+			c.in += int64(n) // through a transport, the plaintext counts
+		}
 		full := n == len(buf)
 		if c.tr != nil {
 			if err := c.tr.Feed(buf[:n]); err != nil {
@@ -278,13 +325,20 @@ func (l *evloop) read(c *lconn) {
 func (l *evloop) plaintext(c *lconn) bool {
 	for {
 		n, err := c.tr.Read(c.rbuf[c.rlen:])
-		if err != nil {
+		if err == io.EOF && n == 0 {
+			// The server's close_notify: the end of a body that runs to
+			// the connection's close, or of a connection it gave up.
+			l.eof(c)
+			return false
+		}
+		if err != nil && err != io.EOF {
 			l.fail(c, err)
 			return false
 		}
 		if n == 0 {
 			return true
 		}
+		c.in += int64(n)
 		c.rlen += n
 		if !l.decode(c, c.rlen == len(c.rbuf)) {
 			return false
@@ -296,6 +350,9 @@ func (l *evloop) plaintext(c *lconn) bool {
 // exchange (or failed it). full: the last read filled the buffer, so it
 // grows.
 func (l *evloop) decode(c *lconn, full bool) bool {
+	if c.mux != nil {
+		return l.muxDecode(c, full)
+	}
 	used, done, err := c.codec.decode(c.rbuf[:c.rlen])
 	if err != nil {
 		l.fail(c, err)
@@ -328,6 +385,10 @@ func (l *evloop) decode(c *lconn, full bool) bool {
 
 // eof handles the peer's close of a busy connection.
 func (l *evloop) eof(c *lconn) {
+	if c.mux != nil {
+		l.failMux(c, nil)
+		return
+	}
 	if c.state != connBusy {
 		l.fail(c, io.ErrUnexpectedEOF)
 		return
@@ -354,6 +415,7 @@ func (l *evloop) complete(c *lconn, done int64) {
 	// way the connection cannot be trusted with another request.
 	keepConn := resp.keepAlive && c.rlen == 0 && c.pending == nil
 	row := l.sink.outcome(j.pr, j.k, j.sched, c.sent, done, c.out, c.in, resp.status, nil)
+	row.Connect, c.connect = c.connect, 0
 	if resp.sampled && l.sink.wantSample(&row) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
@@ -414,8 +476,12 @@ func (l *evloop) reuse(c *lconn) {
 // out once more, on a fresh connection, recorded once. Any other failure,
 // or the same one again, is the job's row.
 func (l *evloop) fail(c *lconn, err error) {
+	if c.mux != nil {
+		l.failMux(c, err)
+		return
+	}
 	j, sent, out, in := c.job, c.sent, c.out, c.in
-	dialing := c.state == connDialing
+	dialing := c.state == connDialing || c.state == connHandshaking
 	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
 	l.busy--
 	l.closeConn(c)
@@ -438,7 +504,7 @@ func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
 	done := l.ex.clock.now()
 	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	if l.sink.wantSample(&row) {
-		l.sink.putSample(&row, j.pr, nil, nil, 0)
+		l.sink.putSampleErr(&row, j.pr, nil, nil, 0, err)
 	}
 	l.sink.keep(row, done)
 	l.refill(l.targets[j.pr.spec.Target])
@@ -468,9 +534,14 @@ func (l *evloop) closeConn(c *lconn) {
 		return
 	}
 	t := c.t
+	if c.mux != nil && c.mux.conn.Active() > 0 {
+		c.mux.conn.Fail(errAborted) // only at the very end: every stream ended before
+	}
 	if c.owner >= 0 {
 		l.sessions[c.owner].conns[t.idx] = nil
 		c.owner = -1
+	} else if c.mux != nil {
+		t.dropMux(c)
 	} else if c.state == connIdle {
 		for i, x := range t.idle {
 			if x == c {
@@ -493,6 +564,9 @@ func (l *evloop) whole(c *lconn) {
 
 func (l *evloop) releaseConn(c *lconn) {
 	l.whole(c)
+	if c.state == connHandshaking {
+		l.handshaking--
+	}
 	if c.tr != nil {
 		c.tr.Close()
 		c.tr = nil

@@ -26,8 +26,12 @@ func (l *evloop) scan() {
 		if c.fd < 0 || c.state == connIdle {
 			continue
 		}
+		if c.mux != nil {
+			l.muxScan(c, now)
+			continue
+		}
 		switch {
-		case c.state == connDialing && now >= c.dialEnd:
+		case (c.state == connDialing || c.state == connHandshaking) && now >= c.dialEnd:
 			l.fail(c, &dialError{timeoutError{}})
 		case now >= c.deadline:
 			l.fail(c, timeoutError{})

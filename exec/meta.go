@@ -11,26 +11,48 @@ import (
 // Meta is meta.json: the environment a run happened in, so a run directory
 // is a benchmark archive that says what produced its numbers.
 type Meta struct {
-	Tressi      string    `json:"tressi_version"`
-	Go          string    `json:"go_version"`
-	OS          string    `json:"os"`
-	Arch        string    `json:"arch"`
-	CPUs        int       `json:"cpus"`
-	Kernel      string    `json:"kernel,omitempty"`
-	Hostname    string    `json:"hostname,omitempty"`
-	RunID       string    `json:"run_id"`
-	Plan        string    `json:"plan_name"`
-	Hash        string    `json:"schedule_hash"`
-	Shard       string    `json:"shard"`
-	Engine      string    `json:"engine"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	CommandLine string    `json:"command_line,omitempty"`
-	ExitStatus  string    `json:"exit_status"` // running (until the end), ok, thresholds_failed, early_exit, interrupted, error
-	Requests    int64     `json:"requests"`
-	Sent        int64     `json:"sent"`
-	OK          int64     `json:"ok"`
-	Thresholds  []string  `json:"threshold_failures,omitempty"`
+	Tressi   string `json:"tressi_version"`
+	Go       string `json:"go_version"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+	Kernel   string `json:"kernel,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+	RunID    string `json:"run_id"`
+	Plan     string `json:"plan_name"`
+	Hash     string `json:"schedule_hash"`
+	Shard    string `json:"shard"`
+	Engine   string `json:"engine"`
+	// Protocols: by target, how many connections spoke each protocol
+	// ("http/1.1", "h2", "h2c"); the loop engine's count.
+	Protocols   map[string]map[string]int64 `json:"protocols,omitempty"`
+	Start       time.Time                   `json:"start"`
+	End         time.Time                   `json:"end"`
+	CommandLine string                      `json:"command_line,omitempty"`
+	ExitStatus  string                      `json:"exit_status"` // running (until the end), ok, thresholds_failed, early_exit, overran, interrupted, error, late_start
+	Requests    int64                       `json:"requests"`
+	Sent        int64                       `json:"sent"`
+	OK          int64                       `json:"ok"`
+	Thresholds  []string                    `json:"threshold_failures,omitempty"`
+	TLS         *MetaTLS                    `json:"tls,omitempty"`
+
+	// FirstSend is when the first request went out, and FirstSendSkewMs how
+	// far that was from its due instant: how this shard's start lined up
+	// with the schedule it shares with the others (Start is instant zero).
+	FirstSend       *time.Time `json:"first_send,omitempty"`
+	FirstSendSkewMs *float64   `json:"first_send_skew_ms,omitempty"`
+	StartTolerance  string     `json:"start_tolerance,omitempty"`
+}
+
+// MetaTLS is what meta.json says of a run's TLS: how many handshakes, how
+// many of them resumed an earlier session, and which targets were not
+// verified.
+type MetaTLS struct {
+	Handshakes int64 `json:"handshakes"`
+	Resumed    int64 `json:"resumed"`
+	// InsecureSkipVerify names the targets whose certificates were not
+	// checked (tls { insecure_skip_verify = true }).
+	InsecureSkipVerify []string `json:"insecure_skip_verify,omitempty"`
 }
 
 func newMeta(version, commandLine string) Meta {

@@ -206,8 +206,9 @@ func TestGarbageFailsFast(t *testing.T) {
 	}
 }
 
-// The engine the plan needs: fasthttp for https or scenarios, the loop
-// otherwise; asking for the loop where it cannot run says why.
+// The loop runs every plan it can reach: endpoints and scenarios, pooled
+// or per-session connections, http and https; asking for the loop where
+// it cannot run (a target whose address does not resolve) says why.
 func TestChooseEngine(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
 	ex := &executor{s: s, shard: results.Shard{Count: 1}}
@@ -220,12 +221,16 @@ func TestChooseEngine(t *testing.T) {
 		t.Fatalf("scenario: %+v %v", c, err)
 	}
 	s.Targets[0].Scheme = "https"
+	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && c.name() != EngineLoop) {
+		t.Fatalf("https ran on %q (%v)", c.name(), err)
+	}
+	s.Targets[0].Addr = "no-such-host.invalid:443"
 	if c, _ := chooseEngine(ex, ""); c.name() != EngineFasthttp {
-		t.Fatalf("https ran on %q", c.name())
+		t.Fatalf("an unresolvable target ran on %q", c.name())
 	}
 	_, err := chooseEngine(ex, EngineLoop)
 	var input *InputError
-	if err == nil || !strings.Contains(err.Error(), `target "t" uses https`) || !errors.As(err, &input) {
+	if err == nil || !strings.Contains(err.Error(), `target "t"`) || !errors.As(err, &input) {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := chooseEngine(ex, "turbo"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("use %s or %s", EngineLoop, EngineFasthttp)) {

@@ -18,6 +18,13 @@ import (
 // with the reason when nginx is not there (.ci/run installs it).
 func startNginx(t *testing.T, directives string) (addr, accessLog string) {
 	t.Helper()
+	return startNginxServer(t, "", directives, "")
+}
+
+// startNginxServer is startNginx with parameters for its listen line
+// ("http2", "ssl http2") and more directives for its server block.
+func startNginxServer(t *testing.T, listen, directives, server string) (addr, accessLog string) {
+	t.Helper()
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		if _, serr := os.Stat("/usr/sbin/nginx"); serr != nil {
@@ -47,11 +54,12 @@ http {
   scgi_temp_path %[1]s/scgi;
   %[3]s
   server {
-    listen %[4]s;
+    listen %[4]s %[5]s;
     location / { return 200 "ok\n"; }
+    %[6]s
   }
 }
-`, dir, accessLog, directives, addr)
+`, dir, accessLog, directives, addr, listen, server)
 	path := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

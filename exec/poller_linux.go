@@ -87,6 +87,14 @@ func (p *poller) modify(fd int, id int32, out bool) error {
 	return nil
 }
 
+// remove takes fd out of the set.
+func (p *poller) remove(fd int) error {
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
 // wait is epoll_pwait2: its timeout has ns resolution, where epoll_wait's
 // counts whole milliseconds. It is raw even though it blocks (see poller);
 // there is always a spare P for the rest of the process (see

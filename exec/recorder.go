@@ -55,6 +55,7 @@ type totals struct {
 	Errors    [len(results.ErrorNames)]int64
 	Status    [1000]int64
 	bigStatus map[uint16]int64
+	first     firstSend
 }
 
 // errorKinds is Errors by word, for the outcome.
@@ -212,6 +213,7 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	if row.Sent >= 0 {
 		t.Sent++
 		r.windowLag = max(r.windowLag, row.Sent-row.Scheduled)
+		t.first.see(row)
 	}
 	if int(row.Error) < len(t.Errors) {
 		t.Errors[row.Error]++

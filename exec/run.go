@@ -51,6 +51,9 @@ type Options struct {
 	Progress io.Writer     // live progress; nil: none
 	Terminal bool          // Progress is a terminal: redraw one line instead of printing lines
 	Grace    time.Duration // how long in-flight requests may finish after a stop; default 2s
+	// StartTolerance is how late StartAt may be reached before the run
+	// refuses (a LateStartError); default DefaultStartTolerance.
+	StartTolerance time.Duration
 	// MaxBodySample is how much of a sampled response body is kept;
 	// default results.SampleBodyLimit.
 	MaxBodySample int
@@ -116,6 +119,10 @@ type Outcome struct {
 
 	Engine string // the engine that sent the requests
 
+	// TLSHandshakes counts the TLS handshakes of https targets; TLSResumed
+	// those that resumed an earlier session instead of a full handshake.
+	TLSHandshakes, TLSResumed int64
+
 	Interrupted bool // stopped by Options.Interrupt or the context
 	EarlyExit   bool // stopped by a live threshold
 	// Overran: a session was still sending at the schedule's end plus the
@@ -143,6 +150,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return nil, &InputError{err}
 	}
 	opt.defaults()
+	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
+		return nil, err
+	}
 	if err := makeRunDir(opt.OutDir); err != nil {
 		return nil, &InputError{err}
 	}
@@ -174,11 +184,22 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// start-up garbage does (a long run would otherwise peak at whatever
 	// the start-up left, plus a run's worth of growth).
 	debug.FreeOSMemory()
+	// Checked again after the set-up, which may have taken a while: the
+	// run directory then says why it holds no results.
+	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
+		meta.Start, meta.End, meta.ExitStatus = out.Start, time.Now(), "late_start"
+		_ = meta.write(opt.OutDir)
+		return nil, err
+	}
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
 	overrun := ex.watchScheduleEnd()
-	ex.cl = newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
+	cl, err := newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
+	if err != nil {
+		return nil, err
+	}
+	ex.cl = cl
 	defer ex.cl.close()
 	reqs, names, err := prepareRequests(s, ex.cl)
 	if err != nil {
@@ -297,7 +318,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex.fillOutcome(out)
 	meta.Start, meta.End = out.Start, out.End
+	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
+	meta.Protocols = ex.connProtocols()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
+	meta.TLS = ex.cl.tlsMeta(s.Targets)
+	if meta.TLS != nil {
+		out.TLSHandshakes, out.TLSResumed = meta.TLS.Handshakes, meta.TLS.Resumed
+	}
 	meta.ExitStatus = exitStatus(out, werr)
 	if err := meta.write(opt.OutDir); werr == nil && err != nil {
 		werr = err
@@ -325,6 +352,9 @@ func (opt *Options) defaults() {
 	}
 	if opt.Shard.Count == 0 {
 		opt.Shard = results.Shard{Index: 0, Count: 1}
+	}
+	if opt.StartTolerance <= 0 {
+		opt.StartTolerance = DefaultStartTolerance
 	}
 }
 
@@ -354,6 +384,16 @@ func check(s *compile.Schedule) error {
 	for _, t := range s.Targets {
 		if t.Connections < 1 || t.Timeout <= 0 || t.ConnectTimeout <= 0 || t.Scheme == "" || t.Host == "" || t.Addr == "" {
 			return fmt.Errorf("target %q lacks its connections, timeouts, scheme or address; recompile the plan with this tressi", t.Name)
+		}
+	}
+	for i := range s.Targets {
+		// The TLS files are read again when the run starts (a .tplan keeps
+		// their paths): a file gone since is bad input, found before the
+		// run directory is made.
+		if s.Targets[i].Scheme == "https" {
+			if _, err := newTLSConfig(&s.Targets[i], new(tlsStats)); err != nil {
+				return &InputError{fmt.Errorf("%w; fix the path in the target's tls block", err)}
+			}
 		}
 	}
 	return nil

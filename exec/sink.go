@@ -179,7 +179,17 @@ func (s *rowSink) sampleNew(endpoint, status uint16) bool {
 // putSample hands the sample of r to the recorder: for a response, its
 // header block, the first bytes of its body and the body's whole size.
 func (s *rowSink) putSample(r *results.Row, pr *preparedRequest, head, body []byte, size int64) {
+	s.putSampleErr(r, pr, head, body, size, nil)
+}
+
+// putSampleErr is putSample for a request that failed with err, whose text
+// the sample keeps (for a tls error it says why: unknown authority, name
+// mismatch, expired).
+func (s *rowSink) putSampleErr(r *results.Row, pr *preparedRequest, head, body []byte, size int64, err error) {
 	smp := results.Sample{Endpoint: pr.spec.Name, Status: r.Status, Error: r.Error.String()}
+	if err != nil && r.Error != results.Interrupted {
+		smp.Detail = errDetail(err)
+	}
 	if r.Error == results.None {
 		smp.Headers = string(head)
 		smp.BodySize = clampU32(size)

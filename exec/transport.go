@@ -31,6 +31,13 @@ type transport interface {
 	Sent(n int)
 	// Ready reports the handshake is over: plaintext may flow.
 	Ready() bool
+	// Err is why the handshake failed, once it did (the loop then fails
+	// the connection's job with it); nil otherwise.
+	Err() error
+	// EOF says the socket ended during the handshake: the handshake fails
+	// once it has read what came before (a server's alert, say), and
+	// wakes the loop to say so.
+	EOF()
 	// Close releases the transport; the socket is the loop's to close.
 	Close()
 }
@@ -42,5 +49,11 @@ type transportFactory func(wake func()) (transport, error)
 // transportFor is the factory of target ti's loop connections; nil for
 // plain HTTP.
 func (ex *executor) transportFor(ti int) transportFactory {
-	return ex.transport
+	if ex.transport != nil {
+		return ex.transport
+	}
+	if t := &ex.s.Targets[ti]; t.Scheme == "https" {
+		return ex.tlsTransport(t)
+	}
+	return nil
 }

@@ -43,6 +43,8 @@ func (r *relayTransport) Pending() []byte { return r.out }
 func (r *relayTransport) Sent(n int)      { r.out = r.out[:copy(r.out, r.out[n:])] }
 func (r *relayTransport) Ready() bool     { return r.ready.Load() }
 func (r *relayTransport) Close()          {}
+func (r *relayTransport) Err() error      { return nil }
+func (r *relayTransport) EOF()            {}
 
 // Requests through a transport whose handshake ends off the loop: the
 // loop waits for the wake-up, then every byte each way goes through the

@@ -209,9 +209,12 @@ func (w *worker) readBody(pr *preparedRequest) error {
 // record appends the row of a request that ended at done with err; the
 // response and its connection meter are w.resp's.
 func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, err error) {
-	sent, out, in := int64(-1), int64(0), int64(0)
+	sent, out, in, connect := int64(-1), int64(0), int64(0), int64(0)
 	if m, ok := w.resp.LocalAddr().(*meter); ok {
-		sent, out, in = m.sent, m.out, m.in
+		sent, out, in, connect = m.sent, m.out, m.in, m.connect
+		if err != nil && m.tlsErr != nil {
+			err = m.tlsErr
+		}
 		m.release()
 	}
 	status := 0
@@ -219,8 +222,9 @@ func (w *worker) record(pr *preparedRequest, k uint64, scheduled, done int64, er
 		status = w.resp.StatusCode()
 	}
 	row := w.outcome(pr, k, scheduled, sent, done, out, in, status, err)
+	row.Connect = connect
 	if w.wantSample(&row) {
-		w.putSample(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen)
+		w.putSampleErr(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen, err)
 	}
 	w.keep(row, done)
 }

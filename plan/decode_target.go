@@ -19,6 +19,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		Connection:     ConnectionPool,
 		Timeout:        DefaultTimeout,
 		ConnectTimeout: DefaultConnectTimeout,
+		Protocol:       ProtocolHTTP1,
 		DeclRange:      b.DefRange,
 	}
 	attrs := content.Attributes
@@ -49,16 +50,18 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		diags = append(diags, d...)
 	}
 	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
-	for _, tb := range content.Blocks {
+	for i, tb := range content.Blocks {
 		if tb.Type != "tls" {
 			continue
 		}
-		tlsContent, d := tb.Body.Content(tlsSchema)
-		diags = append(diags, d...)
-		skip, _, d := l.boolAttr(tlsContent.Attributes, "insecure_skip_verify")
-		t.InsecureSkipVerify = skip
-		diags = append(diags, d...)
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate tls block",
+				Detail: fmt.Sprintf("target %q has more than one tls block; merge them into one.", t.Name), Subject: tb.DefRange.Ptr()})
+			continue
+		}
+		diags = append(diags, l.decodeTLSBlock(t, tb)...)
 	}
+	diags = append(diags, l.decodeProtocol(attrs, t)...)
 	if prev, dup := l.targets[t.Name]; dup {
 		diags = append(diags, duplicate("target", t.Name, b.DefRange, prev.DeclRange))
 		return nil, diags

@@ -77,11 +77,60 @@ type Target struct {
 	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
+	Protocol           string // ProtocolHTTP1 (default), ProtocolH2, ProtocolH2C or ProtocolAuto
+	MaxStreams         int    // HTTP/2 streams per connection at most (fewer if the server says so); 0 over HTTP/1.1
+	TLS                TLS    // the rest of the tls block; zero when there is none
 	// SourceAddresses are local addresses connections are spread over
 	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
 	SourceAddresses []string
 	DeclRange       hcl.Range
 }
+
+// The protocols a target speaks.
+const (
+	ProtocolHTTP1 = "http1" // HTTP/1.1
+	ProtocolH2    = "h2"    // HTTP/2 over TLS, chosen by ALPN
+	ProtocolH2C   = "h2c"   // cleartext HTTP/2 with prior knowledge
+	ProtocolAuto  = "auto"  // over TLS, ALPN chooses h2 or HTTP/1.1; over http, HTTP/1.1
+)
+
+// InFlight is how many requests t carries at once: one per connection over
+// HTTP/1.1; over HTTP/2 (or "auto", which may get it) max_streams per
+// connection, or the default cap of what a server allows.
+func (t *Target) InFlight() int {
+	if t.Protocol == "" || t.Protocol == ProtocolHTTP1 {
+		return t.Connections
+	}
+	return t.Connections * max(t.MaxStreams, 1)
+}
+
+// DefaultMaxStreams is the most streams tressi opens on one HTTP/2
+// connection when max_streams is unset (and the server allows more).
+const DefaultMaxStreams = 100
+
+// MaxStreamsLimit caps max_streams: more streams per connection than this
+// only hide a server's queue behind one socket.
+const MaxStreamsLimit = 1000
+
+// TLS is how an https target is trusted and how tressi proves who it is.
+// File paths are resolved against the plan's directory; the files are read
+// from the operating system's file system when the plan is checked and
+// again when it runs (a private key never joins the plan's sources).
+type TLS struct {
+	CAFile     string // PEM certificates trusted instead of the system roots
+	CertFile   string // client certificate chain (PEM), with KeyFile
+	KeyFile    string // its private key (PEM)
+	ServerName string // SNI and the name verified; default: the URL's host
+	MinVersion string // "1.2" or "1.3"; default 1.2
+	MaxVersion string // "1.2" or "1.3"; default 1.3
+	// NoResumption turns session resumption off: every connection pays a
+	// full handshake.
+	NoResumption bool
+	DeclRange    hcl.Range
+}
+
+// TLS versions a plan may name.
+var TLSVersions = []string{"1.2", "1.3"}
 
 // Default target settings.
 const (

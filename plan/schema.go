@@ -36,13 +36,24 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "connect_timeout"},
 		{Name: "expected_latency"},
 		{Name: "headers"},
+		{Name: "protocol"},
+		{Name: "max_streams"},
 		{Name: "source_addresses"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
 
 var tlsSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "insecure_skip_verify"}},
+	Attributes: []hcl.AttributeSchema{
+		{Name: "insecure_skip_verify"},
+		{Name: "ca_file"},
+		{Name: "cert_file"},
+		{Name: "key_file"},
+		{Name: "server_name"},
+		{Name: "min_version"},
+		{Name: "max_version"},
+		{Name: "session_resumption"},
+	},
 }
 
 // requestAttributes are shared by endpoints and scenario steps.

@@ -45,11 +45,11 @@ func openWarnings(p *Plan, peak float64) hcl.Diagnostics {
 			continue
 		}
 		inFlight := rate * t.ExpectedLatency.Seconds()
-		if float64(t.Connections) >= inFlight {
+		if float64(t.InFlight()) >= inFlight {
 			continue
 		}
-		need := int(math.Ceil(inFlight))
-		carries := float64(t.Connections) / t.ExpectedLatency.Seconds()
+		need := int(math.Ceil(inFlight / float64(t.InFlight()/t.Connections)))
+		carries := float64(t.InFlight()) / t.ExpectedLatency.Seconds()
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
 			Summary:  "Requests will queue for connections",
@@ -116,7 +116,7 @@ func closedWarnings(p *Plan, peakUsers float64) hcl.Diagnostics {
 	conns := 0
 	for _, t := range p.Targets {
 		if used[t.Name] {
-			conns += t.Connections
+			conns += t.InFlight()
 		}
 	}
 	if peakUsers <= float64(conns) {
@@ -125,7 +125,7 @@ func closedWarnings(p *Plan, peakUsers float64) hcl.Diagnostics {
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagWarning,
 		Summary:  "Users may queue for connections",
-		Detail: fmt.Sprintf("The load peaks at %d concurrent users, but the targets it uses allow %d connections in all, so users will wait for each other's connections and measure that wait as latency. Raise the targets' connections to at least %d, or lower the users.",
+		Detail: fmt.Sprintf("The load peaks at %d concurrent users, but the targets it uses carry %d requests at once in all (connections, times max_streams over HTTP/2), so users will wait for each other's connections and measure that wait as latency. Raise the targets' connections to at least %d, or lower the users.",
 			int(peakUsers), conns, int(peakUsers)),
 		Subject: p.Load.DeclRange.Ptr(),
 	}}

@@ -164,14 +164,21 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		}
 		if needsShardCheck(metas) {
 			warnings = append(warnings, shards.coverage()...)
+			warnings = append(warnings, startSpread(inputs, metas)...)
 		}
 	}
 	s := t.summary()
 	s.Shards = infos
 	m := metas[0]
 	s.Run = RunInfo{PlanName: m.PlanName, RunID: m.RunID, ScheduleHash: m.ScheduleHash, StartUnixNs: m.StartUnixNs, Version: m.Version}
-	s.Run.Environment = envFirst
 	s.Partial, s.MissingSlots = partial, missingAll
+	if env := envFirst; env != nil {
+		s.Run.Environment = env
+		if s.TLS = tlsSummary(env); s.TLS != nil && len(s.TLS.InsecureSkipVerify) > 0 {
+			warnings = append(warnings, fmt.Sprintf("certificates were not verified (insecure_skip_verify) for target %s",
+				strings.Join(s.TLS.InsecureSkipVerify, ", ")))
+		}
+	}
 	var sw []string
 	s.Samples, sw = readSamples(inputs)
 	s.Warnings = append(append([]string{}, warnings...), sw...)

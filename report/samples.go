@@ -12,6 +12,7 @@ type Sample struct {
 	Endpoint string `json:"endpoint"`
 	Status   int    `json:"status"`
 	Error    string `json:"error,omitempty"`
+	Detail   string `json:"detail,omitempty"` // why a request failed, in words
 	BodySize int64  `json:"body_size"`
 	Headers  string `json:"headers,omitempty"`
 	// Body is the kept prefix as text; binary bodies are summarised.
@@ -24,7 +25,7 @@ const sampleBodyShown = 1024
 
 func newSample(s results.Sample) Sample {
 	return Sample{
-		Endpoint: s.Endpoint, Status: int(s.Status), Error: s.Error,
+		Endpoint: s.Endpoint, Status: int(s.Status), Error: s.Error, Detail: s.Detail,
 		BodySize: int64(s.BodySize), Headers: s.Headers, Body: bodyText(s.Body),
 	}
 }

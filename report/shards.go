@@ -78,6 +78,9 @@ func (c *shardCheck) disjoint() error {
 				c.label(i), c.label(j), n, both.Minimum(), hint))
 		}
 	}
+	if len(problems) > maxListed {
+		problems = append(problems[:maxListed], fmt.Sprintf("and %d more pairs", len(problems)-maxListed))
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("overlapping inputs:\n  %s", strings.Join(problems, "\n  "))
 	}
@@ -93,15 +96,15 @@ func (c *shardCheck) coverage() []string {
 		for _, m := range c.metas {
 			have[m.Shard.Index] = true
 		}
-		var missing []string
+		var missing []int
 		for i := 0; i < n; i++ {
 			if !have[i] {
-				missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+				missing = append(missing, i)
 			}
 		}
 		if len(missing) > 0 {
 			warnings = append(warnings, fmt.Sprintf("shards %s of this run were not passed: the report covers %d of %d shards",
-				strings.Join(missing, ", "), n-len(missing), n))
+				shardRanges(missing, n), n-len(missing), n))
 		}
 	}
 	all := roaring64.FastOr(c.slots...)

@@ -61,6 +61,29 @@ type Summary struct {
 	// what was recorded; Warnings say what is missing.
 	Partial      bool  `json:"partial"`
 	MissingSlots int64 `json:"missing_slots"`
+	// Connect is where connection opening went (connect_ns); nil when the
+	// results have no such column or no request opened a connection.
+	Connect *ConnectSummary `json:"connect,omitempty"`
+	// TLS is meta.json's tls object: handshakes, resumed ones, targets not
+	// verified; nil without https targets (or without meta.json).
+	TLS *TLSSummary `json:"tls,omitempty"`
+}
+
+// ConnectSummary sums the connect_ns column: how many requests opened a
+// connection and how long opening them took (TCP connect plus the TLS
+// handshake).
+type ConnectSummary struct {
+	Opened  int64   `json:"opened"`
+	TotalMs float64 `json:"total_ms"`
+	MeanMs  float64 `json:"mean_ms"`
+	MaxMs   float64 `json:"max_ms"`
+}
+
+// TLSSummary is what meta.json says of a run's TLS handshakes.
+type TLSSummary struct {
+	Handshakes         int64    `json:"handshakes"`
+	Resumed            int64    `json:"resumed"`
+	InsecureSkipVerify []string `json:"insecure_skip_verify,omitempty"`
 }
 
 // RunInfo identifies the run the rows came from.
@@ -172,8 +195,11 @@ type tally struct {
 
 	sent, completed   int64
 	bytesOut, bytesIn int64
-	firstDue, lastEnd int64
-	rows              int64
+	// opened, connectNs, connectMax: rows with connect_ns > 0, their sum
+	// and largest value.
+	opened, connectNs, connectMax int64
+	firstDue, lastEnd             int64
+	rows                          int64
 
 	// Per-batch translation of the batch's dictionary indices.
 	epOf  []*endpointTally
@@ -257,6 +283,11 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		t.firstDue = min(t.firstDue, due)
 		t.bytesOut += int64(b.BytesOut[i])
 		t.bytesIn += int64(b.BytesIn[i])
+		if b.Connect != nil && b.Connect[i] > 0 {
+			t.opened++
+			t.connectNs += b.Connect[i]
+			t.connectMax = max(t.connectMax, b.Connect[i])
+		}
 		lat := b.Latency[i]
 		if lat < 0 {
 			if !cutOff[xi] { // a stop's rows are no error of their second
@@ -325,6 +356,7 @@ func (t *tally) summary() Summary {
 		Series:           t.series.seconds(),
 		Endpoints:        []EndpointSummary{},
 		Scenarios:        t.sessions.summaries(),
+		Connect:          t.connectSummary(),
 	}
 	slices.SortFunc(t.endpoints, func(a, b *endpointTally) int {
 		if a.name < b.name {
@@ -359,6 +391,35 @@ func (t *tally) summary() Summary {
 	if t.completed > 0 && t.lastEnd > t.firstDue {
 		s.DurationS = float64(t.lastEnd-t.firstDue) / 1e9
 		s.ThroughputRPS = float64(t.completed) / s.DurationS
+	}
+	return s
+}
+
+func (t *tally) connectSummary() *ConnectSummary {
+	if t.opened == 0 {
+		return nil
+	}
+	return &ConnectSummary{Opened: t.opened, TotalMs: float64(t.connectNs) / 1e6,
+		MeanMs: float64(t.connectNs) / 1e6 / float64(t.opened), MaxMs: float64(t.connectMax) / 1e6}
+}
+
+// tlsSummary reads meta.json's tls object from the run's environment.
+func tlsSummary(env map[string]any) *TLSSummary {
+	m, ok := env["tls"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	num := func(k string) int64 {
+		f, _ := m[k].(float64)
+		return int64(f)
+	}
+	s := &TLSSummary{Handshakes: num("handshakes"), Resumed: num("resumed")}
+	if list, ok := m["insecure_skip_verify"].([]any); ok {
+		for _, v := range list {
+			if name, ok := v.(string); ok {
+				s.InsecureSkipVerify = append(s.InsecureSkipVerify, name)
+			}
+		}
 	}
 	return s
 }

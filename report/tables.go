@@ -99,6 +99,13 @@ func (r *Report) overview() section {
 	add("duration", fmt.Sprintf("%.2f s", s.DurationS))
 	add("throughput", fmt.Sprintf("%.1f req/s", s.ThroughputRPS))
 	add("bytes out / in", fmt.Sprintf("%s / %s", byteSize(s.BytesOut), byteSize(s.BytesIn)))
+	if c := s.Connect; c != nil {
+		add("connections opened", fmt.Sprintf("%s, %.2f ms each on average (max %.2f ms), %.1f ms in all (connect_ns)",
+			count(c.Opened), c.MeanMs, c.MaxMs, c.TotalMs))
+	}
+	if t := s.TLS; t != nil {
+		add("TLS handshakes", fmt.Sprintf("%s, %s of them resumed", count(t.Handshakes), count(t.Resumed)))
+	}
 	return sec
 }
 
@@ -291,7 +298,12 @@ func thresholdSection(s *Summary) section {
 func sampleSection(s *Summary) section {
 	sec := section{Title: "Sampled responses", Header: []string{"endpoint", "status", "error", "bytes", "body"}, Align: "lrlrl"}
 	for _, x := range s.Samples {
-		sec.Rows = append(sec.Rows, []string{x.Endpoint, strconv.Itoa(x.Status), x.Error, count(x.BodySize), oneLine(x.Body, 60)})
+		body := oneLine(x.Body, 60)
+		if x.Detail != "" && x.Body == "" {
+			// A failed request has no body: say why it failed instead.
+			body = oneLine(x.Detail, 160)
+		}
+		sec.Rows = append(sec.Rows, []string{x.Endpoint, strconv.Itoa(x.Status), x.Error, count(x.BodySize), body})
 	}
 	return sec
 }

@@ -24,6 +24,7 @@ const (
 	WSClosed     // the connection closed (close frame or EOF) before the answer
 	WSProtocol   // the server broke RFC 6455 or refused the upgrade
 	NoItem       // a for_each iteration beyond the captured array's length
+	Unprocessed  // HTTP/2: the server did not process the stream (GOAWAY, REFUSED_STREAM)
 	numErrorKinds
 )
 
@@ -47,6 +48,7 @@ var ErrorNames = [numErrorKinds]string{
 	WSClosed:       "ws_closed",
 	WSProtocol:     "ws_protocol",
 	NoItem:         "no_item",
+	Unprocessed:    "unprocessed",
 }
 
 func (k ErrorKind) String() string {

@@ -28,6 +28,9 @@ type Batch struct {
 	Status    []uint16
 	BytesOut  []uint32
 	BytesIn   []uint32
+	// Connect is nil for files written before the connect_ns column:
+	// read it as all zeros.
+	Connect []int64
 
 	Endpoint      []int32 // index into EndpointNames
 	EndpointNames []string
@@ -49,7 +52,9 @@ type Reader struct {
 	close func() error
 	batch Batch
 	cols  [10]int // field index of each contract column
-	err   error
+	// connect is the field index of the optional connect_ns column, or -1.
+	connect int
+	err     error
 }
 
 // Open opens a results file.
@@ -112,6 +117,10 @@ func (r *Reader) bindColumns() error {
 		}
 		r.cols[i] = idx[0]
 	}
+	r.connect = -1
+	if idx := r.Schema.FieldIndices(ColConnect); len(idx) > 0 {
+		r.connect = idx[0]
+	}
 	return nil
 }
 
@@ -130,11 +139,18 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		return nil, false
 	}
 	defer r.recoverBatch(&b, &ok)
-	if !r.rd.Next() {
-		if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
-			r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
+	// Batches without rows (the writer's first, which puts the schema out
+	// at once) are skipped: a batch handed out always holds rows.
+	for {
+		if !r.rd.Next() {
+			if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
+				r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
+			}
+			return nil, false
 		}
-		return nil, false
+		if r.rd.RecordBatch().NumRows() > 0 {
+			break
+		}
 	}
 	if err := r.view(r.rd.RecordBatch()); err != nil {
 		if errors.Is(err, ipcguard.ErrDamaged) {
@@ -194,7 +210,13 @@ func (r *Reader) view(rec arrow.RecordBatch) error {
 	if b.BytesOut, err = values[uint32](col(8), ColBytesOut); err != nil {
 		return err
 	}
-	b.BytesIn, err = values[uint32](col(9), ColBytesIn)
+	if b.BytesIn, err = values[uint32](col(9), ColBytesIn); err != nil {
+		return err
+	}
+	b.Connect = nil
+	if r.connect >= 0 {
+		b.Connect, err = values[int64](rec.Column(r.connect), ColConnect)
+	}
 	return err
 }
 

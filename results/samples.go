@@ -17,6 +17,9 @@ type Sample struct {
 	Endpoint string
 	Status   uint16
 	Error    string
+	// Detail says why a request failed, in words (for a tls error: unknown
+	// authority, name mismatch, expired, ...); empty for a response.
+	Detail   string
 	Headers  string // response header block as received
 	Body     []byte // prefix of the body, at most the executor's sample limit
 	BodySize uint32 // the full body's size in bytes
@@ -32,6 +35,7 @@ var sampleSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "headers", Type: arrow.BinaryTypes.String},
 	{Name: "body", Type: arrow.BinaryTypes.Binary},
 	{Name: "body_size", Type: arrow.PrimitiveTypes.Uint32},
+	{Name: "detail", Type: arrow.BinaryTypes.String},
 }, nil)
 
 // WriteSamples writes samples as one Arrow IPC stream.
@@ -46,6 +50,7 @@ func WriteSamples(w io.Writer, samples []Sample) error {
 		b.Field(3).(*array.StringBuilder).Append(s.Headers)
 		b.Field(4).(*array.BinaryBuilder).Append(s.Body)
 		b.Field(5).(*array.Uint32Builder).Append(s.BodySize)
+		b.Field(6).(*array.StringBuilder).Append(s.Detail)
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
@@ -84,6 +89,7 @@ func ReadSamples(r io.Reader) (out []Sample, err error) {
 		hdr, _ := cols["headers"].(*array.String)
 		body, _ := cols["body"].(*array.Binary)
 		size, _ := cols["body_size"].(*array.Uint32)
+		detail, _ := cols["detail"].(*array.String) // absent from files older than it
 		for i := 0; i < int(rec.NumRows()); i++ {
 			s := Sample{Endpoint: ep.Value(i), Status: st.Value(i)}
 			if errs != nil {
@@ -97,6 +103,9 @@ func ReadSamples(r io.Reader) (out []Sample, err error) {
 			}
 			if size != nil {
 				s.BodySize = size.Value(i)
+			}
+			if detail != nil {
+				s.Detail = detail.Value(i)
 			}
 			out = append(out, s)
 		}

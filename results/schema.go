@@ -23,6 +23,9 @@ const (
 	ColError     = "error"
 	ColBytesOut  = "bytes_out"
 	ColBytesIn   = "bytes_in"
+	// ColConnect is optional: files written before it have no such column,
+	// and readers treat it as 0.
+	ColConnect = "connect_ns"
 )
 
 // Schema metadata keys.
@@ -52,9 +55,13 @@ type Row struct {
 	Service   int64 // response complete − sent
 	BytesOut  uint32
 	BytesIn   uint32
-	Status    uint16
-	Endpoint  uint16 // index into the writer's endpoint names
-	Error     ErrorKind
+	// Connect is how long opening the connection took (TCP connect, plus
+	// the TLS handshake on https) for the request that opened it; 0 for a
+	// request that reused one or never got one.
+	Connect  int64
+	Status   uint16
+	Endpoint uint16 // index into the writer's endpoint names
+	Error    ErrorKind
 }
 
 // Meta is the run-level information kept in the schema metadata.
@@ -228,5 +235,6 @@ func Schema(m Meta) *arrow.Schema {
 		{Name: ColError, Type: errorType},
 		{Name: ColBytesOut, Type: arrow.PrimitiveTypes.Uint32},
 		{Name: ColBytesIn, Type: arrow.PrimitiveTypes.Uint32},
+		{Name: ColConnect, Type: arrow.PrimitiveTypes.Int64},
 	}, &md)
 }

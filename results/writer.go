@@ -31,6 +31,7 @@ type Writer struct {
 	// slices without copying, and the IPC writer is done with them on return.
 	slot                              []uint64
 	scheduled, sent, latency, service []int64
+	connect                           []int64
 	status, endpoint                  []uint16
 	errKind                           []uint8
 	bytesOut, bytesIn                 []uint32
@@ -91,6 +92,7 @@ func (wr *Writer) write(rows []Row) error {
 		dictionary(errorType, arrow.PrimitiveTypes.Uint8, n, wr.errKind, wr.errs),
 		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesOut),
 		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesIn),
+		primitive(arrow.PrimitiveTypes.Int64, n, wr.connect),
 	}
 	rec := array.NewRecordBatch(wr.schema, cols, int64(n))
 	for _, c := range cols {
@@ -116,6 +118,7 @@ func (wr *Writer) fillColumns(rows []Row) {
 	wr.errKind = grow(wr.errKind, n)
 	wr.bytesOut = grow(wr.bytesOut, n)
 	wr.bytesIn = grow(wr.bytesIn, n)
+	wr.connect = grow(wr.connect, n)
 	for i := range rows {
 		r := &rows[i]
 		wr.slot[i] = r.Slot
@@ -128,6 +131,7 @@ func (wr *Writer) fillColumns(rows []Row) {
 		wr.errKind[i] = uint8(r.Error)
 		wr.bytesOut[i] = r.BytesOut
 		wr.bytesIn[i] = r.BytesIn
+		wr.connect[i] = r.Connect
 	}
 }
 

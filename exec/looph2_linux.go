@@ -1,0 +1,359 @@
+package exec
+
+import (
+	"errors"
+	"math"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tressi/tressi/h2"
+)
+
+// h2mux is an HTTP/2 connection of the loop: one h2.Conn carrying many
+// jobs at once, one per stream. The loop moves the connection's bytes as
+// for any other (through its transport, if it has one); the mux starts
+// streams, keeps each stream's job, and records each as its stream ends,
+// from inside h2.Conn.Feed (it is the Conn's Handler).
+//
+// A mux connection stays connBusy for its whole life: its lconn's job,
+// deadline and byte counts are unused, each stream's job has its own.
+type h2mux struct {
+	l      *evloop
+	c      *lconn
+	conn   *h2.Conn
+	jobs   []h2job // by stream Tag
+	free   []int32
+	req    h2.Request
+	scheme []byte
+	// seenEP/seenStatus: the last kind the sample check found sampled.
+	seenEP, seenStatus uint16
+}
+
+// h2job is one job riding a stream.
+type h2job struct {
+	ljob
+	s        *h2.Stream
+	sent     int64
+	deadline int64
+	keep     int    // how much of the body to keep (sample, captures)
+	wbuf     []byte // a rendered request with holes: the stream sends from it
+	resp     lresponse
+}
+
+// startMux turns the connected c into an HTTP/2 connection: its first job
+// becomes its first stream, then it takes what its target's queue holds.
+func (l *evloop) startMux(c *lconn) {
+	m := &h2mux{l: l, c: c, scheme: []byte("http")}
+	if c.tr != nil {
+		m.scheme = []byte("https")
+	}
+	m.conn = h2.NewConn(m, h2.Config{MaxStreams: uint32(c.t.maxStreams)})
+	l.ex.protos[c.t.idx].h2.Add(1)
+	c.mux = m
+	c.deadline = math.MaxInt64 // each stream has its own
+	c.pending = nil            // the HTTP/1.1 bytes prepared at the dial
+	if c.owner < 0 {
+		c.t.muxes = append(c.t.muxes, c)
+	}
+	j := c.job
+	l.busy-- // the dial's job now counts as its stream
+	m.start(j)
+	l.muxFill(c)
+	l.muxFlush(c)
+}
+
+// muxStart starts j on c's next stream and sends it.
+func (l *evloop) muxStart(c *lconn, j ljob) {
+	c.mux.start(j)
+	l.muxFlush(c)
+}
+
+// start opens a stream for j.
+func (m *h2mux) start(j ljob) {
+	l := m.l
+	idx := m.alloc()
+	hj := &m.jobs[idx]
+	hj.ljob = j
+	hj.resp = lresponse{rawResponse: rawResponse{head: hj.resp.head[:0], body: hj.resp.body[:0]}}
+	hj.keep = 0
+	wire := j.pr.wire
+	if wire == nil {
+		hj.wbuf = l.render(hj.wbuf[:0], &j)
+		wire = hj.wbuf
+	}
+	l.busy++
+	l.armScan()
+	hj.sent = l.ex.clock.now()
+	hj.deadline = j.ready + int64(j.pr.timeout)
+	if err := h2.FromHTTP1(wire, m.scheme, &m.req); err != nil {
+		m.release(idx)
+		l.busy--
+		l.finishJob(j, -1, 0, 0, err)
+		return
+	}
+	s, err := m.conn.Start(&m.req, int64(idx))
+	if err != nil {
+		m.release(idx)
+		l.busy--
+		l.finishJob(j, -1, 0, 0, err)
+		return
+	}
+	hj.s = s
+}
+
+func (m *h2mux) alloc() int32 {
+	if n := len(m.free); n > 0 {
+		idx := m.free[n-1]
+		m.free = m.free[:n-1]
+		return idx
+	}
+	m.jobs = append(m.jobs, h2job{})
+	return int32(len(m.jobs) - 1)
+}
+
+func (m *h2mux) release(idx int32) {
+	hj := &m.jobs[idx]
+	hj.s, hj.st, hj.pr = nil, nil, nil
+	m.free = append(m.free, idx)
+}
+
+// ready says c can take another stream now.
+func (m *h2mux) ready() bool { return m.conn.Ready() }
+
+// Response is the h2.Handler's: a stream's status arrived. Like h1's head
+// hook, it decides how much of the response to keep: for a sample (the
+// first of its kind) its fields and the sample's prefix of its body, for a
+// session step's captures its fields or the capture limit's prefix.
+func (m *h2mux) Response(s *h2.Stream, status int) bool {
+	hj := &m.jobs[s.Tag]
+	hj.resp.status = status
+	keep, keepHead := 0, false
+	if st := hj.st; st != nil && len(st.capture) > 0 {
+		keepHead = st.readsHead
+		if st.readsBody {
+			keep = captureBodyLimit
+		}
+	}
+	if m.sampleNew(hj.pr.endpoint, status) {
+		hj.resp.sampled = true
+		keep, keepHead = max(keep, m.l.ex.maxSample), true
+	}
+	hj.keep = keep
+	if keepHead {
+		// The head as a sample and headerValue read it: a status line,
+		// then one "name: value" line per field.
+		h := append(hj.resp.head[:0], "HTTP/2 "...)
+		h = strconv.AppendInt(h, int64(status), 10)
+		hj.resp.head = append(h, "\r\n"...)
+	}
+	return keepHead
+}
+
+// Field is the h2.Handler's: one response header or trailer field.
+func (m *h2mux) Field(s *h2.Stream, name, value string) {
+	hj := &m.jobs[s.Tag]
+	hj.resp.head = append(append(append(append(hj.resp.head, name...), ": "...), value...), "\r\n"...)
+}
+
+// Data is the h2.Handler's: a piece of the body; only the kept prefix of
+// it stays.
+func (m *h2mux) Data(s *h2.Stream, p []byte) {
+	hj := &m.jobs[s.Tag]
+	hj.resp.bodyLen += int64(len(p))
+	if room := hj.keep - len(hj.resp.body); room > 0 {
+		hj.resp.body = append(hj.resp.body, p[:min(room, len(p))]...)
+	}
+}
+
+// Closed is the h2.Handler's: a stream ended, answered (err nil) or not.
+func (m *h2mux) Closed(s *h2.Stream, err error) {
+	done := m.l.ex.clock.now()
+	if err == nil {
+		done = m.c.rxAt
+	}
+	m.l.muxDone(m, int32(s.Tag), s.Out, s.In, done, err)
+}
+
+// muxDone records the job of stream idx, which ended at done.
+func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
+	hj := &m.jobs[idx]
+	j := hj.ljob
+	l.busy--
+	if err != nil {
+		row := l.sink.outcome(j.pr, j.k, j.sched, hj.sent, done, out, in, 0, err)
+		if l.sink.wantSample(&row) {
+			l.sink.putSample(&row, j.pr, nil, nil, 0)
+		}
+		l.sink.keep(row, done)
+		if j.st != nil {
+			l.sessionCapture(&j, nil)
+		}
+	} else {
+		row := l.sink.outcome(j.pr, j.k, j.sched, hj.sent, done, out, in, hj.resp.status, nil)
+		if hj.resp.sampled && l.sink.wantSample(&row) {
+			l.sink.putSample(&row, j.pr, hj.resp.head, hj.resp.body, hj.resp.bodyLen)
+		}
+		l.sink.keep(row, done)
+		if j.st != nil {
+			l.sessionCapture(&j, &hj.resp)
+		}
+	}
+	m.release(idx)
+	l.jobDone(&j, done, err == nil)
+}
+
+// sampleNew says whether a response of this endpoint and status would be
+// the first of its kind (see h1Codec.sampleNew).
+func (m *h2mux) sampleNew(ep uint16, status int) bool {
+	if status < 0 || status > 0xffff || (ep == m.seenEP && uint16(status) == m.seenStatus) {
+		return false
+	}
+	if !m.l.sink.sampleNew(ep, uint16(status)) {
+		m.seenEP, m.seenStatus = ep, uint16(status)
+		return false
+	}
+	return true
+}
+
+// muxDecode feeds c's buffered plaintext to its HTTP/2 connection, whose
+// ended streams are recorded meanwhile; false when c failed.
+func (l *evloop) muxDecode(c *lconn, full bool) bool {
+	m := c.mux
+	err := m.conn.Feed(c.rbuf[:c.rlen])
+	c.rlen = 0 // the Conn keeps what it could not use yet
+	if err != nil {
+		l.failMux(c, err)
+		return false
+	}
+	if full && len(c.rbuf) < maxReadBuf {
+		c.rbuf = make([]byte, min(2*len(c.rbuf), maxReadBuf)) // fewer, larger reads
+	}
+	if partial := m.conn.Partial(); partial != c.partial {
+		c.partial = partial
+		if partial {
+			l.partials++
+		} else {
+			l.partials--
+		}
+	}
+	l.muxFill(c)
+	l.muxFlush(c)
+	if c.fd >= 0 && m.conn.Retired() && m.conn.Active() == 0 {
+		// GOAWAY, and nothing left to finish: this connection is done.
+		l.closeConn(c)
+		l.refill(c.t)
+		return false
+	}
+	return c.fd >= 0
+}
+
+// muxFill starts the jobs waiting in c's target's queue while c takes
+// streams (never on a session's own connection: the queue is the pool's).
+func (l *evloop) muxFill(c *lconn) {
+	t := c.t
+	for c.owner < 0 && c.fd >= 0 && t.queue.len() > 0 && c.mux.ready() {
+		if t.queue.peek().own {
+			return
+		}
+		j := t.queue.pop()
+		l.queued--
+		c.mux.start(j)
+	}
+}
+
+// muxFlush writes what c's HTTP/2 connection has for the socket.
+func (l *evloop) muxFlush(c *lconn) {
+	if c.fd < 0 {
+		return
+	}
+	m := c.mux
+	out := m.conn.Output()
+	if len(out) == 0 {
+		return
+	}
+	if c.tr != nil {
+		n, err := c.tr.Write(out)
+		m.conn.Wrote(n)
+		if err != nil {
+			l.failMux(c, err)
+			return
+		}
+		l.flushTransport(c)
+		return
+	}
+	for len(out) > 0 {
+		n, errno := rawWrite(c.fd, out)
+		switch errno {
+		case 0:
+			m.conn.Wrote(n)
+			out = m.conn.Output()
+		case unix.EINTR:
+		case unix.EAGAIN:
+			l.setOut(c, true)
+			return
+		default:
+			l.failMux(c, os.NewSyscallError("write", errno))
+			return
+		}
+	}
+	l.setOut(c, false)
+}
+
+// readyMux is the target's HTTP/2 connection with the fewest streams that
+// can take one more, nil when none can.
+func (t *ltarget) readyMux() *lconn {
+	var best *lconn
+	for _, c := range t.muxes {
+		if c.mux.ready() && (best == nil || c.mux.conn.Active() < best.mux.conn.Active()) {
+			best = c
+		}
+	}
+	return best
+}
+
+// failMux ends every stream c carries, each with err (nil: as the peer's
+// close left them: h2.ErrConnClosed, or the GOAWAY's error), then c.
+// The streams end first, so the jobs their ends start cannot pick c.
+func (l *evloop) failMux(c *lconn, err error) {
+	if err == nil {
+		c.mux.conn.Close()
+	} else {
+		c.mux.conn.Fail(err)
+	}
+	if c.fd >= 0 {
+		l.closeConn(c)
+	}
+	l.refill(c.t)
+}
+
+// dropMux forgets c as one of its target's HTTP/2 connections.
+func (t *ltarget) dropMux(c *lconn) {
+	for i, x := range t.muxes {
+		if x == c {
+			t.muxes = append(t.muxes[:i], t.muxes[i+1:]...)
+			return
+		}
+	}
+}
+
+// muxScan ends the streams of c that outlived their timeout: each is
+// cancelled (RST_STREAM) and recorded as a timeout.
+func (l *evloop) muxScan(c *lconn, now int64) {
+	m := c.mux
+	for i := range m.jobs {
+		hj := &m.jobs[i]
+		if hj.s == nil || now < hj.deadline {
+			continue
+		}
+		s := hj.s
+		out, in := s.Out, s.In
+		m.conn.Cancel(s)
+		l.muxDone(m, int32(i), out, in, now, timeoutError{})
+	}
+	l.muxFlush(c)
+}
+
+// errNoH2 is a TLS connection whose server did not choose HTTP/2.
+var errNoH2 = errors.New(`the server did not agree to HTTP/2 in the TLS handshake (ALPN): use protocol = "auto" to accept HTTP/1.1`)

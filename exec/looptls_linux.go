@@ -1,0 +1,71 @@
+package exec
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/tlsloop"
+)
+
+// tlsTransport is the transport of an https target's loop connections:
+// crypto/tls driven by the loop (package tlsloop), with the target's
+// configuration shared by every connection of the run, so a new
+// connection resumes the session an earlier one was given. The handshake
+// must end within the connect timeout, counted from the dial.
+func (ex *executor) tlsTransport(t *compile.Target) transportFactory {
+	cfg := ex.cl.tls[t.Name]
+	if protos := alpnOffer(t.Protocol); protos != nil {
+		// Only the loop speaks HTTP/2: the fasthttp engine's copy of the
+		// configuration offers nothing, so a server never picks h2 for it.
+		cfg = cfg.Clone()
+		cfg.NextProtos = protos
+	}
+	connect := t.ConnectTimeout
+	return func(wake func()) (transport, error) {
+		return tlsloop.Client(cfg, wake, time.Now().Add(connect)), nil
+	}
+}
+
+var _ transport = (*tlsloop.Conn)(nil)
+
+// alpnOffer is what a target's TLS handshake offers by ALPN: h2 alone for
+// protocol "h2", h2 then HTTP/1.1 for "auto" (the server chooses), nothing
+// for HTTP/1.1 targets (as before protocols existed).
+func alpnOffer(protocol string) []string {
+	switch protocol {
+	case "h2":
+		return []string{"h2"}
+	case "auto":
+		return []string{"h2", "http/1.1"}
+	}
+	return nil
+}
+
+// idleRecords reads what a server sent on an idle TLS connection: records
+// that carry no plaintext, such as a TLS 1.3 session ticket sent after the
+// last response, leave it idle (true); plaintext nobody asked for, the
+// server's close or an error end it (false).
+func (l *evloop) idleRecords(c *lconn) bool {
+	if l.cipher == nil {
+		l.cipher = make([]byte, maxReadBuf)
+	}
+	for {
+		n, errno := rawRead(c.fd, l.cipher)
+		switch {
+		case errno == unix.EINTR:
+			continue
+		case errno == unix.EAGAIN:
+			return l.flushTransport(c) // a KeyUpdate may want an answer
+		case errno != 0 || n == 0:
+			return false
+		}
+		if c.tr.Feed(l.cipher[:n]) != nil {
+			return false
+		}
+		if got, err := c.tr.Read(c.rbuf[c.rlen:]); got > 0 || err != nil {
+			return false
+		}
+	}
+}

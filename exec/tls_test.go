@@ -1,0 +1,495 @@
+package exec
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
+)
+
+// pki is a private CA made for one test, with its certificate in a file.
+type pki struct {
+	dir    string
+	ca     *x509.Certificate
+	key    *ecdsa.PrivateKey
+	caFile string
+	serial int64
+}
+
+func newPKI(t *testing.T) *pki {
+	t.Helper()
+	p := &pki{dir: t.TempDir(), serial: 1}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "tressi test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ca, _ = x509.ParseCertificate(der)
+	p.key = key
+	p.caFile = p.write(t, "ca.pem", "CERTIFICATE", der)
+	return p
+}
+
+func (p *pki) write(t *testing.T, name, kind string, der []byte) string {
+	t.Helper()
+	path := filepath.Join(p.dir, name)
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// issue signs a certificate for names (DNS names or IPs), valid from
+// notBefore to notAfter, for a server or a client.
+func (p *pki) issue(t *testing.T, names []string, notBefore, notAfter time.Time, client bool) (tls.Certificate, *x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.serial++
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: names[0]},
+		NotBefore: notBefore, NotAfter: notAfter, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	if client {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, n)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, leaf, key
+}
+
+// clientFiles issues a client certificate and writes it and its key.
+func (p *pki) clientFiles(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	_, leaf, key := p.issue(t, []string{"tressi client"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), true)
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.write(t, "client.pem", "CERTIFICATE", leaf.Raw), p.write(t, "client-key.pem", "EC PRIVATE KEY", kder)
+}
+
+// tlsServer is a real HTTPS server on loopback; it counts the requests it
+// answered and the connections it accepted.
+type tlsServer struct {
+	addr     string
+	requests atomic.Int64
+	conns    atomic.Int64
+}
+
+func serveTLS(t *testing.T, cfg *tls.Config, closeEach bool) *tlsServer {
+	t.Helper()
+	s := &tlsServer{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		if closeEach {
+			w.Header().Set("Connection", "close")
+		}
+		w.Write([]byte("ok"))
+	}))
+	srv.TLS = cfg
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failures are the tests' point
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	s.addr = srv.Listener.Addr().String()
+	return s
+}
+
+// httpsSchedule is schedule() against an https target.
+func httpsSchedule(addr string, n int, interval time.Duration, tt compile.TargetTLS) *compile.Schedule {
+	s := schedule(addr, n, interval)
+	s.Targets[0].Scheme = "https"
+	s.Targets[0].TLS = tt
+	// Handshakes on a busy 2-core machine under -race take their time.
+	s.Targets[0].ConnectTimeout, s.Targets[0].Timeout = 15*time.Second, 20*time.Second
+	return s
+}
+
+func readMeta(t *testing.T, dir string) Meta {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func readSampleFile(t *testing.T, dir string) []results.Sample {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, SamplesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ss, err := results.ReadSamples(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+// engines are the engines every HTTPS test runs on.
+var engines = []string{EngineFasthttp, EngineLoop}
+
+func TestHTTPSTrustsCAFileAndRecordsConnectTime(t *testing.T) {
+	p := newPKI(t)
+	cert, _, _ := p.issue(t, []string{"api.test", "127.0.0.1"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{cert}}, false)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.addr, 50, time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+			s.Targets[0].Connections = 2
+			dir := filepath.Join(t.TempDir(), "run")
+			out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+			checkOneRowPerSlot(t, rows, 50)
+			opened := 0
+			for _, r := range rows {
+				if r.Error != results.None || r.Status != 200 {
+					t.Fatalf("row %+v", r)
+				}
+				if r.Connect > 0 {
+					opened++
+					if r.Connect > r.Latency {
+						t.Errorf("connect_ns %d exceeds the request's latency %d", r.Connect, r.Latency)
+					}
+				}
+				if r.BytesIn == 0 || r.BytesOut == 0 {
+					t.Errorf("row %+v counts no bytes", r)
+				}
+			}
+			m := readMeta(t, dir)
+			if m.Engine != engine || m.TLS == nil || m.TLS.Handshakes < 1 || int(m.TLS.Handshakes) != opened {
+				t.Errorf("engine %s, tls %+v; %d rows opened a connection", m.Engine, m.TLS, opened)
+			}
+			if out.TLSHandshakes != m.TLS.Handshakes {
+				t.Errorf("outcome says %d handshakes, meta.json %d", out.TLSHandshakes, m.TLS.Handshakes)
+			}
+		})
+	}
+}
+
+// Each failure is a tls error, and the sample says why in words.
+func TestHTTPSFailuresSayWhy(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	expired, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour), false)
+	goodSrv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}}, false)
+	expiredSrv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{expired}}, false)
+	pool := x509.NewCertPool()
+	pool.AddCert(p.ca)
+	mtlsSrv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}, false)
+	old := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}, MaxVersion: tls.VersionTLS12}, false)
+	for _, tc := range []struct {
+		name, addr string
+		tt         compile.TargetTLS
+		why        string
+	}{
+		{"unknown authority", goodSrv.addr, compile.TargetTLS{ServerName: "api.test"}, "unknown authority"},
+		{"name mismatch", goodSrv.addr, compile.TargetTLS{CAFile: p.caFile, ServerName: "other.test"}, "name mismatch"},
+		{"expired", expiredSrv.addr, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"}, "expired"},
+		{"client certificate required", mtlsSrv.addr, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"}, "handshake failure"},
+		{"no common version", old.addr, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test", MinVersion: "1.3"}, "handshake failure"},
+	} {
+		for _, engine := range engines {
+			t.Run(tc.name+"/"+engine, func(t *testing.T) {
+				s := httpsSchedule(tc.addr, 5, time.Millisecond, tc.tt)
+				dir := filepath.Join(t.TempDir(), "run")
+				_, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+				checkOneRowPerSlot(t, rows, 5)
+				for _, r := range rows {
+					if r.Error != results.TLS {
+						t.Fatalf("row %+v, want a tls error; samples %+v", r, readSampleFile(t, dir))
+					}
+				}
+				ss := readSampleFile(t, dir)
+				if len(ss) != 1 || ss[0].Error != "tls" || !strings.Contains(ss[0].Detail, tc.why) {
+					t.Fatalf("samples %+v, want one tls sample saying %q", ss, tc.why)
+				}
+				if tc.name != "client certificate required" && rows[0].Sent != -1 {
+					// In TLS 1.3 the server checks the client's certificate
+					// after the client finished: the request went out.
+					t.Fatalf("row %+v, want nothing sent", rows[0])
+				}
+			})
+		}
+	}
+}
+
+func TestHTTPSClientCertificate(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	pool := x509.NewCertPool()
+	pool.AddCert(p.ca)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}, false)
+	certFile, keyFile := p.clientFiles(t)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.addr, 10, time.Millisecond,
+				compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test", CertFile: certFile, KeyFile: keyFile})
+			out, rows := run(t, s, Options{Engine: engine})
+			checkOneRowPerSlot(t, rows, 10)
+			if out.OK != 10 {
+				t.Fatalf("outcome %+v, first row %+v", out, rows[0])
+			}
+		})
+	}
+}
+
+// TLS 1.2-only and 1.3-only servers both work, and a server that closes
+// every connection makes each request pay a handshake, most of them
+// resumed from the session the previous connection left.
+func TestHTTPSVersionsAndResumption(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	for _, v := range []struct {
+		name string
+		ver  uint16
+	}{{"1.2", tls.VersionTLS12}, {"1.3", tls.VersionTLS13}} {
+		srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}, MinVersion: v.ver, MaxVersion: v.ver}, true)
+		for _, engine := range engines {
+			t.Run(v.name+"/"+engine, func(t *testing.T) {
+				before := srv.conns.Load()
+				s := httpsSchedule(srv.addr, 20, 5*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+				s.Targets[0].Connections = 1
+				dir := filepath.Join(t.TempDir(), "run")
+				out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+				checkOneRowPerSlot(t, rows, 20)
+				if out.OK != 20 {
+					t.Fatalf("outcome %+v", out)
+				}
+				m := readMeta(t, dir)
+				conns := srv.conns.Load() - before
+				if m.TLS == nil || m.TLS.Handshakes != conns || m.TLS.Resumed < conns/2 || m.TLS.Resumed >= m.TLS.Handshakes {
+					t.Fatalf("meta tls %+v; the server accepted %d connections", m.TLS, conns)
+				}
+				for _, r := range rows {
+					if r.Connect <= 0 {
+						t.Fatalf("row %+v on a fresh connection has no connect_ns", r)
+					}
+				}
+			})
+		}
+	}
+}
+
+// insecure_skip_verify accepts any certificate, and meta.json says so.
+func TestHTTPSInsecureSkipVerifyIsRecorded(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}}, false)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.addr, 5, time.Millisecond, compile.TargetTLS{})
+			s.Targets[0].InsecureSkipVerify = true
+			dir := filepath.Join(t.TempDir(), "run")
+			out, _ := run(t, s, Options{Engine: engine, OutDir: dir})
+			m := readMeta(t, dir)
+			if out.OK != 5 || m.TLS == nil || len(m.TLS.InsecureSkipVerify) != 1 || m.TLS.InsecureSkipVerify[0] != "t" {
+				t.Fatalf("outcome %+v, meta tls %+v", out, m.TLS)
+			}
+		})
+	}
+}
+
+// session_resumption = false: every connection pays a full handshake.
+func TestHTTPSResumptionOff(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}}, true)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.addr, 10, 5*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test", NoResumption: true})
+			s.Targets[0].Connections = 1
+			dir := filepath.Join(t.TempDir(), "run")
+			out, _ := run(t, s, Options{Engine: engine, OutDir: dir})
+			m := readMeta(t, dir)
+			if out.OK != 10 || m.TLS == nil || m.TLS.Handshakes != 10 || m.TLS.Resumed != 0 {
+				t.Fatalf("outcome %+v, meta tls %+v", out, m.TLS)
+			}
+		})
+	}
+}
+
+// A body that runs to the connection's close ends, over TLS, with the
+// server's close_notify: the response is complete, not a reset.
+func TestHTTPSBodyUntilClose(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close() // sends close_notify
+				buf := make([]byte, 4096)
+				n := 0
+				for !strings.Contains(string(buf[:n]), "\r\n\r\n") {
+					m, err := c.Read(buf[n:])
+					if err != nil {
+						return
+					}
+					n += m
+				}
+				c.Write([]byte("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + strings.Repeat("z", 5000)))
+			}()
+		}
+	}()
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(ln.Addr().String(), 5, 2*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+			out, rows := run(t, s, Options{Engine: engine})
+			if out.OK != 5 {
+				t.Fatalf("outcome %+v, first row %+v", out, rows[0])
+			}
+			for _, r := range rows {
+				if r.BytesIn < 5000 {
+					t.Fatalf("row %+v read less than the body", r)
+				}
+			}
+		})
+	}
+}
+
+// Sessions with a connection each, over HTTPS: every session opens (and
+// pays a handshake for) its own connection, all but the first few resume
+// a session an earlier connection was given, and every request is a row.
+func TestHTTPSSessionsResume(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"127.0.0.1"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := serveTLS(t, &tls.Config{Certificates: []tls.Certificate{good}}, false)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := compilePlan(t, fmt.Sprintf(`
+target "api" {
+  url             = "https://%s"
+  connection      = "session"
+  connections     = 4
+  connect_timeout = "15s"
+  timeout         = "20s"
+  tls {
+    ca_file = %q
+  }
+}
+scenario "visit" {
+  step "home" {
+    path   = "/"
+    repeat = 3
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 40
+  }
+}
+`, srv.addr, p.caFile), nil)
+			before := srv.conns.Load()
+			dir := filepath.Join(t.TempDir(), "run")
+			out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+			m := readMeta(t, dir)
+			conns := srv.conns.Load() - before
+			if out.Engine != engine || len(rows) != 120 || out.OK != 120 {
+				t.Fatalf("engine %s, %d rows, outcome %+v", out.Engine, len(rows), out)
+			}
+			if conns != 40 || m.TLS == nil || m.TLS.Handshakes != 40 || m.TLS.Resumed < 30 {
+				t.Fatalf("server accepted %d connections; meta tls %+v", conns, m.TLS)
+			}
+			opened := 0
+			for _, r := range rows {
+				if r.Connect > 0 {
+					opened++
+				}
+			}
+			if opened != 40 {
+				t.Fatalf("%d rows carry connect_ns, want one per session (40)", opened)
+			}
+		})
+	}
+}
+
+// A job that waited in the queue for a connection longer than the connect
+// timeout still gets the whole connect timeout for the connection (and
+// handshake) it then opens: the timeout counts from the dial, not from
+// when the job began waiting (which only its request timeout counts).
+func TestQueuedJobsGetTheWholeConnectTimeout(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond)   // longer than the connect timeout: the queued job waits that long
+		w.Header().Set("Connection", "close") // the job after the first dials anew
+		w.Write([]byte("ok"))
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{good}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(srv.Listener.Addr().String(), 2, time.Microsecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+			s.Targets[0].Connections = 1
+			s.Targets[0].ConnectTimeout = 1200 * time.Millisecond
+			out, rows := run(t, s, Options{Engine: engine})
+			if out.OK != 2 {
+				t.Fatalf("outcome %+v; rows %+v", out, rows)
+			}
+			for _, r := range rows {
+				if r.Connect <= 0 || r.Connect > int64(1200*time.Millisecond) {
+					t.Fatalf("row %+v: connect_ns should be the dial's own time", r)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tlsloop
+
+const raceEnabled = false
