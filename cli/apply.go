@@ -170,6 +170,10 @@ func loadTPlan(e *env, path string, f *planFlags) (*compile.Schedule, func(io.Wr
 		fh.Close()
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: %w", path, err))
 	}
+	for _, name := range plan.OutsideFiles(tp.PlanPath, tp.Sources) {
+		fmt.Fprintf(e.stderr, "Warning: %s embeds %s, outside the plan's directory %s: check you meant to share it.\n",
+			path, name, filepath.Dir(tp.PlanPath))
+	}
 	if len(tp.Sensitive) > 0 {
 		defer fh.Close()
 		return recompileTPlan(e, path, tp, f)
@@ -217,6 +221,7 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s: its plan needs the sensitive variables %s: pass them with --var or TRESSI_VAR_<name>",
 			path, strings.Join(tp.Sensitive, ", ")))
 	}
+	p.MaxSlots = f.maxSlots
 	s, cdiags := compile.Compile(p)
 	if cdiags.HasErrors() {
 		writeDiagnostics(diagStream(e, f.json), files, cdiags, f.json)
@@ -326,13 +331,17 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	if !out.quiet && !out.json {
 		opt.Progress, opt.Terminal = e.stderr, isTerminal(e.stderr)
 	}
+	if w := exec.FileLimitWarning(s); w != "" {
+		fmt.Fprintln(e.stderr, "Warning: "+w)
+	}
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
-		return withCode(runErrorCode(err), err)
+		code := runErrorCode(err)                                              // a RecordError (disk full) is an internal error, at any time
+		return withCode(code, fmt.Errorf("%s", s.Secrets.String(err.Error()))) // a dial error names the host
 	}
 	th := &s.Thresholds
 	if out.quiet && !out.json && !th.Any() {
@@ -403,6 +412,8 @@ func reportRun(o *exec.Outcome, th *results.Thresholds) (*report.Report, error) 
 	}
 	rep.Thresholds = o.Thresholds
 	if o.Interrupted {
+		// The report's first lines say so (meta.json's exit_status);
+		// JSON readers find it here too.
 		rep.Warnings = append(rep.Warnings, "interrupted: requests in flight are recorded as interrupted, unstarted ones as not_sent")
 	}
 	return rep, nil

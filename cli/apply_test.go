@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -82,7 +84,9 @@ func TestApplySIGINT(t *testing.T) {
 	defer srv.Close()
 	bin := buildTressi(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := osexec.Command(bin, "apply", applyPlan(t, srv.URL, 200, 10), "--out", out, "--quiet")
+	cmd := osexec.Command(bin, "apply", applyPlan(t, srv.URL, 200, 10), "--out", out)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +113,16 @@ func TestApplySIGINT(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The summary says first that the run was cut short and that the
+	// slots it never sent are no errors; a report read later says the same.
+	lines := strings.SplitN(stdout.String(), "\n", 3)
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "INTERRUPTED RUN") || !strings.Contains(lines[1], "not errors") {
+		t.Errorf("the summary of an interrupted run starts %q", lines)
+	}
+	_, rep, _ := run(t, nil, "report", out)
+	if !strings.HasPrefix(rep, "INTERRUPTED RUN") {
+		t.Errorf("tressi report of an interrupted run starts %q", strings.SplitN(rep, "\n", 2)[0])
+	}
 }
 
 // kill -9 mid-run: every batch flushed before it stays readable.
@@ -133,6 +147,72 @@ func TestApplySIGKILL(t *testing.T) {
 		t.Fatalf("%d rows readable after SIGKILL at 3.5 s of a 5000-slot run", rows)
 	}
 	t.Logf("%d rows readable after SIGKILL", rows)
+	checkReportSaysPartial(t, out, 5000-int64(rows))
+}
+
+// checkReportSaysPartial runs `tressi report --format json` on a run cut
+// short and checks it says so, with the number of slots missing.
+func checkReportSaysPartial(t *testing.T, dir string, missing int64) {
+	t.Helper()
+	code, stdout, stderr := run(t, nil, "report", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Partial      bool     `json:"partial"`
+		MissingSlots int64    `json:"missing_slots"`
+		Warnings     []string `json:"warnings"`
+		Shards       []struct {
+			Truncated bool `json:"truncated"`
+		} `json:"shards"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Partial || rep.MissingSlots != missing || len(rep.Warnings) == 0 || !rep.Shards[0].Truncated {
+		t.Errorf("report of a run cut short: partial %v, missing_slots %d (want %d), truncated %v, warnings %q",
+			rep.Partial, rep.MissingSlots, missing, rep.Shards[0].Truncated, rep.Warnings)
+	}
+}
+
+// Two Ctrl-C in a row on the loop engine, before its first batch: what was
+// written must still read as a (partial) run, never as an empty file.
+func TestApplyDoubleSIGINTLeavesReadableResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	// A server slower than the grace: the first Ctrl-C waits on it, the
+	// second lands while it waits.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	bin := buildTressi(t)
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := osexec.Command(bin, "apply", applyPlan(t, srv.URL, 200, 10), "--out", out, "--quiet", "--engine", "loop")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	results := filepath.Join(out, exec.ResultsFile)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(results); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no results file after 30 s")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // signals handled by now; well before the first batch's second
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(20 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	rows, _ := countRows(t, results)
+	checkReportSaysPartial(t, out, 2000-int64(rows))
 }
 
 func TestFreeRunDirNeverCollides(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +55,15 @@ type env struct {
 }
 
 // Main runs tressi with args and returns the process exit code.
-func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Main(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// A panic is a bug: exit 3 with what to report, never Go's own exit
+	// status 2, which tressi uses for failed thresholds.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "Error: internal error (a bug in tressi; please report it with this message): panic: %v\n\n%s", r, debug.Stack())
+			code = ExitInternal
+		}
+	}()
 	e := &env{environ: environ, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(e)
 	root.SetArgs(terraformStyleFlags(args))

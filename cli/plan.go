@@ -84,7 +84,7 @@ func compilePlan(e *env, path string, f *planFlags) (*plan.Plan, *compile.Schedu
 		return nil, nil, files, diags
 	}
 	s, cdiags := compile.Compile(p)
-	diags = append(diags, cdiags...)
+	diags = append(diags, p.Secrets.Diagnostics(cdiags)...)
 	if cdiags.HasErrors() {
 		return p, nil, files, diags
 	}

@@ -13,8 +13,9 @@ import (
 
 // planFlags are the flags of every command that reads a plan.
 type planFlags struct {
-	vars []plan.VarArg
-	json bool
+	vars     []plan.VarArg
+	json     bool
+	maxSlots int64
 }
 
 // varArgs appends --var or --var-file values to one shared list, so their
@@ -42,6 +43,7 @@ func (f *planFlags) bind(cmd *cobra.Command) {
 	fl.Var(varArgs{list: &f.vars}, "var", "set a plan variable, as name=value (repeatable; later wins)")
 	fl.Var(varArgs{list: &f.vars, file: true}, "var-file", "read plan variables from an HCL or JSON file of name = value lines (repeatable)")
 	fl.BoolVar(&f.json, "json", false, "print machine-readable JSON")
+	fl.Int64Var(&f.maxSlots, "max-slots", 0, "the most requests the schedule may start (default 100000000): a guard against typos, raise it for long runs")
 }
 
 // loadPlan loads the plan at path with the flags' variables and the
@@ -50,7 +52,11 @@ func loadPlan(e *env, path string, f *planFlags) (*plan.Plan, map[string]*hcl.Fi
 	if what := notAPlan(path, sniffInput(path)); what != "" {
 		return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: what}}
 	}
-	return plan.Load(plan.Options{Path: path, Vars: f.vars, Env: e.environ})
+	p, files, diags := plan.Load(plan.Options{Path: path, Vars: f.vars, Env: e.environ})
+	if p != nil {
+		p.MaxSlots = f.maxSlots
+	}
+	return p, files, diags
 }
 
 // writeDiagnostics renders diagnostics as text (file:line:column, the

@@ -29,6 +29,7 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 		Selection:  ld.Selection,
 		Think:      ld.Think,
 		Thresholds: results.Thresholds{Abort: true},
+		Secrets:    p.Secrets,
 	}
 	if s.Selection == "" {
 		s.Selection = plan.SelectWeighted
@@ -70,6 +71,9 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 	switch ld.Model {
 	case plan.ModelClosed:
 		s.Model = Closed
+		if d := checkUsers(ld); d.HasErrors() {
+			return nil, append(diags, d...)
+		}
 		s.Users = userSpans(ld.Stages)
 		s.gen = noSlots{}
 	case plan.ModelOpen, "":
@@ -92,6 +96,9 @@ func Compile(p *plan.Plan) (*Schedule, hcl.Diagnostics) {
 			return nil, diags
 		}
 		stages, total := makeStages(ld.Stages)
+		if d := checkOpenSize(p, s, total); d.HasErrors() {
+			return nil, append(diags, d...)
+		}
 		s.gen = &openGen{stages: stages, total: total, poisson: s.Arrival == plan.ArrivalPoisson,
 			seed: s.Seed, sel: sel, caps: newCapPlans(ld.Stages, s.Entries, sel.share)}
 	default:
@@ -208,6 +215,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		}
 		req, d := buildRequest(name, r, ti, &s.Targets[ti], bases[ti], p.Targets[ti].Headers, scope, &ids)
 		diags = append(diags, d...)
+		diags = append(diags, checkBody(r, &req)...)
 		s.Requests = append(s.Requests, req)
 		return len(s.Requests) - 1
 	}
@@ -278,6 +286,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 			e.Steps = append(e.Steps, build(st))
 		}
 		e.WebSocket = len(sc.Steps) > 0 && sc.Steps[0].Kind == plan.StepConnect
+		diags = append(diags, checkSession(sc, &e)...)
 		e.Connection = sc.Connection
 		if e.Connection == "" && len(e.Steps) > 0 && e.Steps[0].Request >= 0 {
 			e.Connection = s.Targets[s.Requests[e.Steps[0].Request].Target].Connection

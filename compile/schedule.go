@@ -64,6 +64,10 @@ type Schedule struct {
 	// decides what is sent and when, nothing else.
 	Hash string
 
+	// Secrets are the plan's sensitive texts: the executor cuts them out of
+	// the responses it samples. Never written to a .tplan.
+	Secrets plan.Secrets
+
 	gen   generator
 	sel   *selector
 	stats *scanStats // per-entry counts and timeline, from the hashing pass

@@ -29,8 +29,10 @@ import (
 // TPlanMetadataKey is the schema metadata key holding the JSON header.
 const TPlanMetadataKey = "tressi.tplan"
 
-// TPlanFormat is the header's format version.
-const TPlanFormat = 1
+// TPlanFormat is the header's format version. Format 2 moved the data
+// rows and sources out of the header into blobs (tplan_blobs.go); format 1
+// files are still read.
+const TPlanFormat = 2
 
 // TPlanBatch is the number of slots per record batch: 512 KiB of raw
 // columns, far below the readers' message limits.
@@ -104,6 +106,8 @@ type tplanHeader struct {
 	PlanPath   string                   `json:"plan_path,omitempty"`
 	Variables  map[string]TPlanVariable `json:"variables,omitempty"`
 	Sensitive  []string                 `json:"sensitive,omitempty"`
+	// Blobs: Data and Sources are in the blob stream (format 2).
+	Blobs bool `json:"blobs,omitempty"`
 }
 
 // WriteTPlan writes s, compiled from p, as a .tplan stream to w.
@@ -137,13 +141,18 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	}
 	if len(h.Sensitive) > 0 {
 		h.Requests = nil
+		h.Targets = mapSlice(redactTargets(s.Targets, p.Secrets), toWireTarget)
 	}
+	data, sources := h.Data, h.Sources
+	h.Data, h.Sources, h.Blobs = nil, nil, true
 	js, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("tplan: header: %w", err)
 	}
 	md := arrow.NewMetadata([]string{TPlanMetadataKey}, []string{string(js)})
 	schema := arrow.NewSchema(tplanSchemaFields, &md)
+	cw := &countingWriter{w: w}
+	w = cw
 	iw := ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
@@ -175,7 +184,18 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	if err := iw.Close(); err != nil {
 		return fmt.Errorf("tplan: close: %w", err)
 	}
-	return nil
+	return writeBlobs(w, cw.n, data, sources, mem)
+}
+
+// redactTargets copies targets with the sensitive texts cut out of their
+// addresses (a url of "http://${var.host}"): a replay compiles them again
+// from the sources and the secrets given then.
+func redactTargets(ts []Target, secrets plan.Secrets) []Target {
+	out := append([]Target(nil), ts...)
+	for i := range out {
+		out[i].Name, out[i].Addr, out[i].Host = secrets.String(out[i].Name), secrets.String(out[i].Addr), secrets.String(out[i].Host)
+	}
+	return out
 }
 
 // ReadTPlan reads a .tplan stream. It checks the whole slot stream once:
@@ -211,6 +231,11 @@ func readTPlan(r io.ReadSeeker, mem memory.Allocator) (tp *TPlan, err error) {
 	rd.Release()
 	if err != nil {
 		return nil, err
+	}
+	if h.Blobs {
+		if err := readBlobs(r, size, h, mem); err != nil {
+			return nil, err
+		}
 	}
 	s := &Schedule{
 		Name: h.Name, Seed: h.Seed, Selection: h.Selection, Arrival: h.Arrival, Count: h.Count,
@@ -292,8 +317,8 @@ func decodeTPlanHeader(schema *arrow.Schema) (*tplanHeader, error) {
 	if err := json.Unmarshal([]byte(md.Values()[i]), &h); err != nil {
 		return nil, fmt.Errorf("tplan: header: %w", err)
 	}
-	if h.Format != TPlanFormat {
-		return nil, fmt.Errorf("tplan: format %d; this tressi reads format %d", h.Format, TPlanFormat)
+	if h.Format != TPlanFormat && h.Format != 1 {
+		return nil, fmt.Errorf("tplan: format %d; this tressi reads formats 1 to %d", h.Format, TPlanFormat)
 	}
 	return &h, nil
 }

@@ -42,6 +42,8 @@ type executor struct {
 	interrupted, earlyExit atomic.Bool
 	// aborted: the grace ran out; what is still in flight is interrupted.
 	aborted atomic.Bool
+	// overrun marks the schedule's end plus the grace (schedule_end.go).
+	overrun *overrunWatch
 
 	abortStatus []bool // status codes that end the run at once
 	th          *thresholds

@@ -77,8 +77,11 @@ func (l *evloop) sessionNext(id int32) {
 			continue
 		}
 		if s.started {
-			if stopping := l.ex.stopping(); stopping || s.ready > s.deadline {
-				if stopping {
+			if stopping, pastEnd := l.ex.stopping(), l.ex.pastEnd(); stopping || pastEnd || s.ready > s.deadline {
+				if stopping || pastEnd {
+					if !stopping {
+						l.ex.overrun.cut.Add(1) // see schedule_end.go
+					}
 					l.sink.notSentFrom(s.k, sc, s.step, s.rep, s.ready)
 				}
 				break

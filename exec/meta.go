@@ -32,7 +32,7 @@ type Meta struct {
 	Start       time.Time                   `json:"start"`
 	End         time.Time                   `json:"end"`
 	CommandLine string                      `json:"command_line,omitempty"`
-	ExitStatus  string                      `json:"exit_status"` // ok, thresholds_failed, early_exit, interrupted, error, late_start
+	ExitStatus  string                      `json:"exit_status"` // running (until the end), ok, thresholds_failed, early_exit, overran, interrupted, error, late_start
 	Requests    int64                       `json:"requests"`
 	Sent        int64                       `json:"sent"`
 	OK          int64                       `json:"ok"`
@@ -66,10 +66,40 @@ func newMeta(version, commandLine string) Meta {
 	}
 }
 
+// statusRunning is meta.json's exit status while the run goes on.
+const statusRunning = "running"
+
+// write replaces meta.json atomically (a temporary file, synced, then
+// renamed): a full disk or a crash leaves the previous meta.json whole,
+// never one cut short.
 func (m *Meta) write(dir string) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644)
+	return writeAtomic(filepath.Join(dir, MetaFile), append(b, '\n'))
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

@@ -83,12 +83,21 @@ func (m *monitor) print(now int64) {
 	line := fmt.Sprintf("%s / %s  sent %d  %.0f req/s  p50 %s  p99 %s  errors %d",
 		fmtDur(time.Duration(now)), fmtDur(m.total), sent, rate,
 		fmtLatency(m.ex.rec.p50.Load()), fmtLatency(m.ex.rec.p99.Load()), failed)
+	if lag := time.Duration(m.ex.rec.lag.Load()); lag > behindSchedule {
+		// The offered load is not going out on time; latencies still
+		// count from the due instants, so they stay honest.
+		line += "  behind schedule by " + fmtDur(lag)
+	}
 	if m.terminal {
 		fmt.Fprintf(m.out, "\r\x1b[K%s", line)
 	} else {
 		fmt.Fprintln(m.out, line)
 	}
 }
+
+// behindSchedule is the send lag past which progress says the generator
+// is behind (a burst on a busy machine lags a few ms).
+const behindSchedule = 50 * time.Millisecond
 
 func fmtDur(d time.Duration) string { return d.Truncate(100 * time.Millisecond).String() }
 

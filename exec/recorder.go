@@ -25,6 +25,8 @@ type recorder struct {
 	// engine keeps a P free for it).
 	background bool
 	err        error
+	// failed is closed when writing first fails: the run stops then.
+	failed chan struct{}
 	// observe sees every row taken (Options.Observe); nil: none.
 	observe func(row *results.Row, ok bool)
 
@@ -37,6 +39,10 @@ type recorder struct {
 
 	// Live figures for progress, published once per window.
 	p50, p99 atomic.Int64
+	// lag is the largest send lag (sent − scheduled) of the last window:
+	// how far the generator is behind its schedule.
+	lag       atomic.Int64
+	windowLag int64
 }
 
 // totals count the rows of a run.
@@ -103,6 +109,7 @@ func newRecorder(w *results.Writer, workers, batchRows int) *recorder {
 		samples: make(chan results.Sample, 256),
 		rowsCap: rowsCap,
 		done:    make(chan struct{}),
+		failed:  make(chan struct{}),
 		batch:   make([]results.Row, 0, batchRows),
 		// 3 significant digits: percentiles within 0.1%, ~1 MiB of counts.
 		latency: results.NewLatencyHistogram(),
@@ -205,6 +212,7 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	t.Requests++
 	if row.Sent >= 0 {
 		t.Sent++
+		r.windowLag = max(r.windowLag, row.Sent-row.Scheduled)
 		t.first.see(row)
 	}
 	if int(row.Error) < len(t.Errors) {
@@ -235,11 +243,15 @@ func (r *recorder) writeBatch() {
 		r.batch = r.batch[:0]
 		return
 	}
-	r.err = r.w.Write(r.batch)
+	if r.err = r.w.Write(r.batch); r.err != nil {
+		close(r.failed)
+	}
 	r.batch = r.batch[:0]
 }
 
 func (r *recorder) publishWindow() {
+	r.lag.Store(r.windowLag)
+	r.windowLag = 0
 	if r.window.TotalCount() == 0 {
 		r.p50.Store(-1)
 		r.p99.Store(-1)

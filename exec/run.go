@@ -125,6 +125,9 @@ type Outcome struct {
 
 	Interrupted bool // stopped by Options.Interrupt or the context
 	EarlyExit   bool // stopped by a live threshold
+	// Overran: a session was still sending at the schedule's end plus the
+	// grace, and was cut short then (see schedule_end.go).
+	Overran bool
 	// Thresholds is the run's verdict: every threshold of the plan judged
 	// on the whole run, and "early_exit" when a live one stopped it.
 	Thresholds []results.ThresholdResult
@@ -155,12 +158,18 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	if opt.TPlan != nil {
 		if err := writeFile(filepath.Join(opt.OutDir, PlanFile), opt.TPlan); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", PlanFile, err)
+			return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", PlanFile, err))
 		}
 	}
 	out := &Outcome{Dir: opt.OutDir, RunID: newRunID()}
 	meta := newMeta(opt.Version, opt.CommandLine)
 	meta.RunID, meta.Plan, meta.Hash, meta.Shard = out.RunID, s.Name, s.Hash, opt.Shard.String()
+	// meta.json says "running" until the run ends: a run killed or crashed
+	// on the way leaves that, and the report tells it from a finished one.
+	meta.ExitStatus, meta.Start = statusRunning, time.Now()
+	if err := meta.write(opt.OutDir); err != nil {
+		return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", MetaFile, err))
+	}
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
 		maxBody: opt.MaxResponseBody, transport: opt.transport}
@@ -185,6 +194,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
+	overrun := ex.watchScheduleEnd()
 	cl, err := newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
 	if err != nil {
 		return nil, err
@@ -210,7 +220,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
 	if err != nil {
-		return nil, err
+		return nil, recordError(opt.OutDir, err)
 	}
 	defer f.Close()
 	expect := expectations(s, reqs, len(names))
@@ -219,10 +229,10 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: scenarioSteps(s), Probe: opt.Probe,
+		Scenarios: scenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
 	}, names)
 	if err != nil {
-		return nil, err
+		return nil, recordError(opt.OutDir, err)
 	}
 	ex.th = newThresholds(s.Thresholds, ex)
 	ex.abortStatus = make([]bool, 1000)
@@ -269,8 +279,11 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		ex.stop(true)
 	case <-ctx.Done():
 		ex.stop(true)
+	case <-ex.rec.failed: // nothing sent from now on could be recorded
+		ex.stop(true)
 	}
 	<-finished
+	out.Overran = overrun.stop()
 	close(monStop)
 	<-monDone
 
@@ -290,6 +303,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := f.Close(); werr == nil && err != nil {
 		werr = err
 	}
+	redactSamples(ex.rec.kept, s.Secrets)
 	if err := writeFile(filepath.Join(opt.OutDir, SamplesFile), func(w io.Writer) error {
 		return results.WriteSamples(w, ex.rec.kept)
 	}); werr == nil && err != nil {
@@ -315,7 +329,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := meta.write(opt.OutDir); werr == nil && err != nil {
 		werr = err
 	}
-	return out, werr
+	return out, recordError(opt.OutDir, werr)
 }
 
 // Defaults of Options left zero.
@@ -417,6 +431,8 @@ func exitStatus(o *Outcome, err error) string {
 		return "interrupted"
 	case o.EarlyExit:
 		return "early_exit"
+	case o.Overran:
+		return "overran"
 	case len(o.ThresholdFailures) > 0:
 		return "thresholds_failed"
 	}

@@ -125,8 +125,11 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	for i := range sc.steps {
 		st := &sc.steps[i]
 		for j := range st.repeat {
-			if !first && (ex.stopping() || ready > deadline || !w.waitUntil(ready)) {
+			if !first && (ex.stopping() || ex.pastEnd() || ready > deadline || !w.waitUntil(ready)) {
 				if ex.stopping() {
+					w.notSentFrom(k, sc, i, j, ready)
+				} else if ex.pastEnd() {
+					ex.overrun.cut.Add(1)
 					w.notSentFrom(k, sc, i, j, ready)
 				}
 				return

@@ -34,6 +34,7 @@ func (ex *executor) verdict() []results.ThresholdResult {
 	t := &r.totals
 	v := results.Evaluate(&ex.s.Thresholds, results.Measures{
 		Requests: t.Requests, OK: t.OK, Latency: r.latency,
+		CutOff: t.Errors[results.NotSent] + t.Errors[results.Interrupted],
 		Status: func(code int) int64 {
 			if code >= 0 && code < len(t.Status) {
 				return t.Status[code]

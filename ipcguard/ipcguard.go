@@ -92,9 +92,14 @@ func Stream(r io.Reader) (io.Reader, error) {
 	if n < 8 || n > maxSchemaMessage {
 		return nil, fmt.Errorf("%w: a schema message of %d bytes", ErrDamaged, n)
 	}
-	meta := make([]byte, n)
-	if _, err := io.ReadFull(r, meta); err != nil {
+	// Read what is there, up to the length claimed: a cut-off or lying
+	// file then costs what it holds, not what it claims.
+	meta, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	if err != nil {
 		return nil, err
+	}
+	if len(meta) < int(n) {
+		return nil, fmt.Errorf("%w: a schema message of %d bytes in %d", ErrDamaged, n, len(meta))
 	}
 	if err := checkSchemaVectors(meta); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -72,5 +73,22 @@ func TestStreamRefusesImpossibleVectorLengths(t *testing.T) {
 		if _, err := Stream(bytes.NewReader(bad)); err == nil {
 			t.Fatalf("%x: accepted", bad)
 		}
+	}
+}
+
+// A file of a few bytes that claims a 64 MiB schema message must not make
+// the reader allocate 64 MiB before finding the bytes are not there.
+func TestClaimedSchemaLengthDoesNotSizeTheAllocation(t *testing.T) {
+	claim := []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 4, 1, 2, 3, 4} // continuation, 64 MiB, 4 bytes
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Stream(bytes.NewReader(claim))
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a cut-off schema message was accepted")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("allocated %d KiB for a 12-byte file", grew>>10)
 	}
 }

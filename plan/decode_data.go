@@ -46,6 +46,7 @@ func (l *loader) readCSV(d *Data, attr *hcl.Attribute) hcl.Diagnostics {
 			fmt.Sprintf("%s: %v. The path is relative to the plan file's directory.", path, err))}
 	}
 	l.sources[path] = src
+	l.warnOutside(path, attr.Expr.Range().Ptr())
 	r := csv.NewReader(bytes.NewReader(src))
 	r.ReuseRecord = false
 	header, err := r.Read()

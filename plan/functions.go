@@ -171,6 +171,9 @@ func (l *loader) fileFunc() function.Function {
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			name := args[0].AsString()
 			resolved := l.resolve(name)
+			if st, err := l.src.Stat(resolved); err == nil && st.Size() > MaxFileBytes {
+				return cty.NilVal, function.NewArgErrorf(0, "%s is too large: %d bytes, file() reads at most %d MiB (a request body)", resolved, st.Size(), MaxFileBytes>>20)
+			}
 			b, err := l.src.ReadFile(resolved)
 			if err != nil {
 				return cty.NilVal, function.NewArgErrorf(0, "cannot read %q (looked for %s, relative to the plan's directory): %v", name, resolved, err)
@@ -179,6 +182,7 @@ func (l *loader) fileFunc() function.Function {
 				return cty.NilVal, function.NewArgErrorf(0, "%s is not valid UTF-8 text; file() reads text files only", resolved)
 			}
 			l.sources[resolved] = b
+			l.warnOutside(resolved, nil)
 			return cty.StringVal(string(b)), nil
 		},
 	})

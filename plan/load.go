@@ -45,9 +45,16 @@ type Options struct {
 func Load(opts Options) (*Plan, map[string]*hcl.File, hcl.Diagnostics) {
 	l := newLoader(opts)
 	p := l.load()
+	for _, v := range l.variables {
+		if v.Sensitive && v.Value != cty.NilVal {
+			l.secrets.add(v.Value)
+		}
+	}
+	l.diags = l.secrets.Diagnostics(l.diags)
 	if l.diags.HasErrors() {
 		return nil, l.parser.Files(), l.diags
 	}
+	p.Secrets = l.secrets
 	return p, l.parser.Files(), l.diags
 }
 
@@ -72,6 +79,11 @@ type loader struct {
 	names map[string]hcl.Range
 	// declared counts the top-level blocks of each type.
 	declared map[string]int
+	// warnedOutside holds the files outside the plan's directory already
+	// warned about.
+	warnedOutside map[string]bool
+	// secrets: every text given for a sensitive variable, valid or not.
+	secrets Secrets
 }
 
 func newLoader(opts Options) *loader {
@@ -249,6 +261,11 @@ func (l *loader) resolve(name string) string {
 // parse reads src in the syntax its file name says: JSON for .json and
 // .hcl.json, HCL's native syntax otherwise.
 func (l *loader) parse(src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	if d := checkNesting(src, name, isJSON(name)); d != nil {
+		// The file is not handed to the diagnostic writer: its snippet
+		// would print the whole hostile line.
+		return nil, hcl.Diagnostics{d}
+	}
 	if isJSON(name) {
 		return l.parser.ParseJSON(src, name)
 	}

@@ -29,7 +29,18 @@ type Plan struct {
 	Data       []*Data
 	Load       *LoadProfile
 	Thresholds *Thresholds
+
+	// Secrets are the texts of the sensitive variables' values, to cut out
+	// of anything shown or stored (see Secrets).
+	Secrets Secrets
+	// MaxSlots is the most requests the compiled schedule may start, set
+	// by the caller (tressi's --max-slots); 0: compile.DefaultMaxSlots.
+	MaxSlots int64
 }
+
+// MaxFileBytes bounds a file read by file() (a request body, in the end):
+// a larger one is refused before it is read.
+const MaxFileBytes = 64 << 20
 
 // Variable is a declared input variable with its resolved value.
 type Variable struct {

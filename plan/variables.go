@@ -164,14 +164,25 @@ func (l *loader) assignVariables() {
 // other types parse it as an HCL expression in a pseudo-file named after the
 // variable, so a mistake still gets a range.
 func (l *loader) setFromText(v *Variable, raw string) {
+	if v.Sensitive {
+		l.secrets.addText(raw)
+	}
 	if v.Type == cty.String || v.Type == cty.DynamicPseudoType {
 		v.Value = cty.StringVal(raw)
 		return
 	}
 	filename := fmt.Sprintf("<value for var.%s>", v.Name)
 	src := []byte(raw)
+	if d := checkNesting(src, filename, false); d != nil {
+		l.diags = append(l.diags, d) // without the source: its snippet would print the whole value
+		return
+	}
 	e, diags := hclsyntax.ParseExpression(src, filename, hcl.InitialPos)
-	l.parser.AddFile(filename, &hcl.File{Bytes: src})
+	shown := src
+	if v.Sensitive { // a diagnostic's snippet shows this "file"
+		shown = []byte(Redacted)
+	}
+	l.parser.AddFile(filename, &hcl.File{Bytes: shown})
 	if diags.HasErrors() {
 		l.diags = append(l.diags, notALiteral(v, raw, diags)...)
 		return
@@ -281,6 +292,9 @@ func (l *loader) setFromFile(name string) {
 		}
 		val, valDiags := attr.Expr.Value(nil)
 		l.diags = append(l.diags, valDiags...)
+		if v.Sensitive {
+			l.secrets.add(val)
+		}
 		if !valDiags.HasErrors() {
 			l.assign(v, val, attr.Expr.Range())
 		}

@@ -80,7 +80,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 func csvFields(dst, names []string) []string {
 	dst = dst[:0]
 	for _, n := range names {
-		dst = append(dst, csvField(n))
+		dst = append(dst, csvField(spreadsheetText(n)))
 	}
 	return dst
 }

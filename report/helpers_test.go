@@ -26,6 +26,7 @@ func writeRun(t testing.TB, s synth.Spec) string {
 // independently of the streaming code under test.
 type truth struct {
 	requests, sent, ok, completed int64
+	notSent, interrupted          int64
 	status                        map[string]int64
 	errorKinds                    map[string]int64
 	endpoints                     map[string]*endpointTruth
@@ -35,6 +36,7 @@ type truth struct {
 
 type endpointTruth struct {
 	requests, ok int64
+	unjudged     int64 // not_sent and interrupted rows
 	status       map[string]int64
 	latency      []int64
 }
@@ -73,6 +75,14 @@ func (tr *truth) addRow(name string, r results.Row) {
 	if r.Error != results.None {
 		tr.errorKinds[r.Error.String()]++
 	}
+	switch r.Error {
+	case results.NotSent:
+		tr.notSent++
+		ep.unjudged++
+	case results.Interrupted:
+		tr.interrupted++
+		ep.unjudged++
+	}
 	if r.Sent >= 0 {
 		tr.sent++
 	}
@@ -90,6 +100,10 @@ func (tr *truth) addRow(name string, r results.Row) {
 		ep.ok++
 	}
 }
+
+// errors is the truth's failed requests: neither ok nor cut off by a stop
+// (not_sent, interrupted), which are no verdict on the server.
+func (tr *truth) errors() int64 { return tr.requests - tr.ok - tr.notSent - tr.interrupted }
 
 // rank is the nearest-rank q-quantile of sorted values, in ms.
 func rank(sorted []int64, q float64) float64 {

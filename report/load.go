@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +25,9 @@ type Input struct {
 	Results string
 	Samples string // "" when the run kept no samples
 	Meta    string // "" when there is no meta.json
+	// RunDir: the input is a run directory or the results.arrow of one,
+	// where a missing meta.json means the run never finished.
+	RunDir bool
 }
 
 // ResolveInput accepts a run directory or a results file. A file named
@@ -47,6 +51,7 @@ func ResolveInput(path string) (Input, error) {
 	} else if filepath.Base(path) != ResultsFile {
 		return in, nil
 	}
+	in.RunDir = true
 	if exists(filepath.Join(dir, SamplesFile)) {
 		in.Samples = filepath.Join(dir, SamplesFile)
 	}
@@ -118,15 +123,30 @@ func readSamples(inputs []Input) ([]Sample, []string) {
 	return out, warnings
 }
 
+// maxMetaBytes bounds meta.json: tressi writes a few KiB (the command
+// line is the longest field).
+const maxMetaBytes = 1 << 20
+
 // readEnvironment reads meta.json as a free-form object: the executor owns
 // its fields, the report only shows them.
 func readEnvironment(in Input) (map[string]any, error) {
 	if in.Meta == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(in.Meta)
+	// A run directory is untrusted input: read no more than any meta.json
+	// tressi writes could hold, so a hostile one cannot size what the
+	// report allocates.
+	f, err := os.Open(in.Meta)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxMetaBytes {
+		return nil, fmt.Errorf("%s is larger than %d KiB, more than tressi ever writes there: left out of the report", in.Meta, maxMetaBytes>>10)
 	}
 	var env map[string]any
 	if err := json.Unmarshal(data, &env); err != nil {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/tressi/tressi/results"
 )
 
@@ -102,12 +104,15 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		metas[i] = r.Meta
 	}
 	var shards *shardCheck
-	if needsShardCheck(metas) {
+	if needsShardCheck(metas) || knowsSlots(metas) {
 		shards = newShardCheck(inputs, metas)
 	}
 	t := newTally()
 	var warnings []string
 	var infos []ShardInfo
+	var envFirst map[string]any
+	var partial bool
+	var missingAll int64
 	for i, r := range readers {
 		if err := t.sessions.use(r.Meta.Scenarios); err != nil {
 			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
@@ -133,23 +138,42 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		if r.Truncated != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: %v; the report covers the %d rows before it", inputs[i].Results, r.Truncated, t.rows-before))
 		}
-		infos = append(infos, ShardInfo{Path: inputs[i].Path, Shard: r.Meta.Shard.String(), Rows: t.rows - before, Truncated: r.Truncated != nil})
+		info := ShardInfo{Path: inputs[i].Path, Shard: r.Meta.Shard.String(), Rows: t.rows - before, Truncated: r.Truncated != nil}
+		env, err := readEnvironment(inputs[i])
+		if err != nil {
+			warnings = append(warnings, err.Error())
+		}
+		if i == 0 {
+			envFirst = env
+		}
+		held := roaring64.New()
+		if shards != nil {
+			held = shards.slots[i]
+		}
+		w, missing, part := completeness(inputs[i], r.Meta, held, info.Rows, runEndOf(env, inputs[i]))
+		warnings = append(warnings, w...)
+		info.MissingSlots = missing
+		info.Truncated = info.Truncated || part
+		partial = partial || part || info.Truncated
+		missingAll += missing
+		infos = append(infos, info)
 	}
 	warnings = append(warnings, integrityWarnings(inputs, readers)...)
 	if shards != nil {
 		if err := shards.disjoint(); err != nil {
 			return nil, err
 		}
-		warnings = append(warnings, shards.coverage()...)
-		warnings = append(warnings, startSpread(inputs, metas)...)
+		if needsShardCheck(metas) {
+			warnings = append(warnings, shards.coverage()...)
+			warnings = append(warnings, startSpread(inputs, metas)...)
+		}
 	}
 	s := t.summary()
 	s.Shards = infos
 	m := metas[0]
 	s.Run = RunInfo{PlanName: m.PlanName, RunID: m.RunID, ScheduleHash: m.ScheduleHash, StartUnixNs: m.StartUnixNs, Version: m.Version}
-	if env, err := readEnvironment(inputs[0]); err != nil {
-		warnings = append(warnings, err.Error())
-	} else {
+	s.Partial, s.MissingSlots = partial, missingAll
+	if env := envFirst; env != nil {
 		s.Run.Environment = env
 		if s.TLS = tlsSummary(env); s.TLS != nil && len(s.TLS.InsecureSkipVerify) > 0 {
 			warnings = append(warnings, fmt.Sprintf("certificates were not verified (insecure_skip_verify) for target %s",

@@ -10,10 +10,13 @@ import (
 
 // ShardInfo describes one input of the report.
 type ShardInfo struct {
-	Path      string `json:"path"`
-	Shard     string `json:"shard"` // i/n from the file's metadata
-	Rows      int64  `json:"rows"`
-	Truncated bool   `json:"truncated"`
+	Path  string `json:"path"`
+	Shard string `json:"shard"` // i/n from the file's metadata
+	Rows  int64  `json:"rows"`
+	// Truncated: the input holds less than its part of the run (a cut-off
+	// file, slots without a row, a run that never finished).
+	Truncated    bool  `json:"truncated"`
+	MissingSlots int64 `json:"missing_slots"`
 }
 
 // shardCheck holds one slot set per input, so that several inputs can be
@@ -29,6 +32,17 @@ type shardCheck struct {
 // (disjointness) or one input that says it is a shard (coverage).
 func needsShardCheck(metas []results.Meta) bool {
 	return len(metas) > 1 || (len(metas) == 1 && metas[0].Shard.Count > 1)
+}
+
+// knowsSlots says whether any input's schedule states its slot count, so
+// slots without a row can be counted.
+func knowsSlots(metas []results.Meta) bool {
+	for _, m := range metas {
+		if m.Slots > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func newShardCheck(inputs []Input, metas []results.Meta) *shardCheck {

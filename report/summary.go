@@ -15,20 +15,29 @@ import (
 type Summary struct {
 	// WebSocket is the runs' websocket.json, merged over shards; nil
 	// without WebSocket sessions.
-	WebSocket     *results.WebSocketSummary `json:"websocket,omitempty"`
-	Requests      int64                     `json:"requests"`
-	Sent          int64                     `json:"sent"`
-	OK            int64                     `json:"ok"`
-	Errors        int64                     `json:"errors"`
-	ErrorRate     float64                   `json:"error_rate"`
-	DurationS     float64                   `json:"duration_s"`
-	ThroughputRPS float64                   `json:"throughput_rps"`
-	Latency       Percentiles               `json:"latency_ms"`
-	Service       Percentiles               `json:"service_ms"`
-	Status        map[string]int64          `json:"status"`
-	ErrorKinds    map[string]int64          `json:"error_kinds"`
-	Endpoints     []EndpointSummary         `json:"endpoints"`
-	Thresholds    []ThresholdResult         `json:"thresholds"`
+	WebSocket *results.WebSocketSummary `json:"websocket,omitempty"`
+	Requests  int64                     `json:"requests"`
+	Sent      int64                     `json:"sent"`
+	OK        int64                     `json:"ok"`
+	Errors    int64                     `json:"errors"`
+	ErrorRate float64                   `json:"error_rate"`
+	// NotSent and Interrupted are the rows a stop cut off (never sent; in
+	// flight at the stop): no verdict on the server, so neither counts
+	// in Errors nor in ErrorRate, which is over the requests judged
+	// (Requests − NotSent − Interrupted = OK + Errors).
+	NotSent       int64       `json:"not_sent"`
+	Interrupted   int64       `json:"interrupted"`
+	DurationS     float64     `json:"duration_s"`
+	ThroughputRPS float64     `json:"throughput_rps"`
+	Latency       Percentiles `json:"latency_ms"`
+	Service       Percentiles `json:"service_ms"`
+	// SendLag is sent − scheduled over the requests sent: how late the
+	// generator sent them (see banner.go's behind-schedule note).
+	SendLag    Percentiles       `json:"send_lag_ms"`
+	Status     map[string]int64  `json:"status"`
+	ErrorKinds map[string]int64  `json:"error_kinds"`
+	Endpoints  []EndpointSummary `json:"endpoints"`
+	Thresholds []ThresholdResult `json:"thresholds"`
 	// Scenarios is left out when the run has none.
 	Scenarios []ScenarioSummary `json:"scenarios,omitempty"`
 
@@ -46,6 +55,12 @@ type Summary struct {
 	// not expect that status (its expect list, or 200–399), and "0" for no
 	// response: a 404 an endpoint expects is not in it.
 	UnexpectedStatus map[string]int64 `json:"unexpected_status"`
+	// Partial is set when the inputs hold less than the run: slots of the
+	// schedule without a row (MissingSlots), or a run directory whose
+	// meta.json says the run never finished. The figures then cover only
+	// what was recorded; Warnings say what is missing.
+	Partial      bool  `json:"partial"`
+	MissingSlots int64 `json:"missing_slots"`
 	// Connect is where connection opening went (connect_ns); nil when the
 	// results have no such column or no request opened a connection.
 	Connect *ConnectSummary `json:"connect,omitempty"`
@@ -123,6 +138,7 @@ type endpointTally struct {
 	oddStatus map[uint16]int64
 	requests  int64
 	ok        int64
+	unjudged  int64 // not_sent and interrupted rows: cut off by a stop
 	latency   *latencyHistogram
 }
 
@@ -173,6 +189,7 @@ type tally struct {
 	errorKinds map[string]int64
 	latency    *latencyHistogram
 	service    *latencyHistogram
+	sendLag    *latencyHistogram
 	series     series
 	sessions   *sessionTracker
 
@@ -189,6 +206,9 @@ type tally struct {
 	scnOf []int32 // scenario of each endpoint index, -1 for none
 	errOf []string
 	errN  []int64
+	// cutOff marks the batch's error indices that a stop caused
+	// (not_sent, interrupted): rows that are neither ok nor errors.
+	cutOff []bool
 }
 
 func newTally() *tally {
@@ -197,6 +217,7 @@ func newTally() *tally {
 		errorKinds: map[string]int64{},
 		latency:    newLatencyHistogram(),
 		service:    newLatencyHistogram(),
+		sendLag:    newLatencyHistogram(),
 		sessions:   newSessionTracker(),
 		firstDue:   1<<63 - 1,
 		lastEnd:    -1 << 63,
@@ -227,7 +248,11 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
 	t.errN = grow(t.errN, len(b.ErrorNames))
-	epOf, errN := t.epOf, t.errN
+	t.cutOff = t.cutOff[:0]
+	for _, name := range b.ErrorNames {
+		t.cutOff = append(t.cutOff, name == results.NotSent.String() || name == results.Interrupted.String())
+	}
+	epOf, errN, cutOff := t.epOf, t.errN, t.cutOff
 	for i := 0; i < b.Len; i++ {
 		ei, xi := b.Endpoint[i], b.Error[i] // in range: results.Reader checks every index
 		ep := epOf[ei]
@@ -246,9 +271,13 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		ep.requests++
 		ep.countStatus(st)
 		errN[xi]++
+		if cutOff[xi] {
+			ep.unjudged++
+		}
 		failed := t.errOf[xi] != ""
 		if b.Sent[i] >= 0 {
 			t.sent++
+			t.sendLag.Record(max(b.Sent[i]-b.Scheduled[i], 0))
 		}
 		due := b.Scheduled[i]
 		t.firstDue = min(t.firstDue, due)
@@ -261,7 +290,9 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		}
 		lat := b.Latency[i]
 		if lat < 0 {
-			t.series.add(due, -1, false)
+			if !cutOff[xi] { // a stop's rows are no error of their second
+				t.series.add(due, -1, false)
+			}
 			if sc := t.scnOf[ei]; sc >= 0 {
 				// No response: the session's last known instant is the send, or the due instant.
 				if err := t.sessions.add(sc, b.Slot[i], due, max(due, b.Sent[i]), false); err != nil {
@@ -320,6 +351,7 @@ func (t *tally) summary() Summary {
 		BytesIn:          t.bytesIn,
 		Latency:          t.latency.Percentiles(),
 		Service:          t.service.Percentiles(),
+		SendLag:          t.sendLag.Percentiles(),
 		LatencyCDF:       cdf(t.latency),
 		Status:           map[string]int64{},
 		UnexpectedStatus: map[string]int64{},
@@ -340,7 +372,7 @@ func (t *tally) summary() Summary {
 	})
 	for _, e := range t.endpoints {
 		es := EndpointSummary{
-			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok,
+			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok - e.unjudged,
 			Latency: e.latency.Percentiles(), Status: e.statusMap(),
 		}
 		for k, n := range es.Status {
@@ -351,11 +383,13 @@ func (t *tally) summary() Summary {
 		}
 		s.Requests += es.Requests
 		s.OK += es.OK
+		s.Errors += es.Errors
 		s.Endpoints = append(s.Endpoints, es)
 	}
-	s.Errors = s.Requests - s.OK
-	if s.Requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
+	s.NotSent = t.errorKinds[results.NotSent.String()]
+	s.Interrupted = t.errorKinds[results.Interrupted.String()]
+	if judged := s.OK + s.Errors; judged > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(judged)
 	}
 	if t.completed > 0 && t.lastEnd > t.firstDue {
 		s.DurationS = float64(t.lastEnd-t.firstDue) / 1e9

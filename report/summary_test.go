@@ -27,13 +27,14 @@ func checkAgainstTruth(t *testing.T, spec synth.Spec) {
 		got, want int64
 	}{
 		{"requests", s.Requests, tr.requests}, {"sent", s.Sent, tr.sent}, {"ok", s.OK, tr.ok},
-		{"errors", s.Errors, tr.requests - tr.ok}, {"completed", s.Completed, tr.completed},
+		{"errors", s.Errors, tr.errors()}, {"completed", s.Completed, tr.completed},
+		{"not_sent", s.NotSent, tr.notSent}, {"interrupted", s.Interrupted, tr.interrupted},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
 		}
 	}
-	if want := float64(tr.requests-tr.ok) / float64(tr.requests); s.ErrorRate != want {
+	if want := float64(tr.errors()) / float64(tr.errors()+tr.ok); s.ErrorRate != want {
 		t.Errorf("error_rate = %v, want %v", s.ErrorRate, want)
 	}
 	wantDur := float64(tr.lastEnd-tr.firstDue) / 1e9
@@ -53,8 +54,8 @@ func checkAgainstTruth(t *testing.T, spec synth.Spec) {
 	}
 	for _, e := range s.Endpoints {
 		et := tr.endpoints[e.Name]
-		if e.Requests != et.requests || e.OK != et.ok || e.Errors != et.requests-et.ok {
-			t.Errorf("endpoint %s: requests/ok/errors %d/%d/%d, want %d/%d/%d", e.Name, e.Requests, e.OK, e.Errors, et.requests, et.ok, et.requests-et.ok)
+		if want := et.requests - et.ok - et.unjudged; e.Requests != et.requests || e.OK != et.ok || e.Errors != want {
+			t.Errorf("endpoint %s: requests/ok/errors %d/%d/%d, want %d/%d/%d", e.Name, e.Requests, e.OK, e.Errors, et.requests, et.ok, want)
 		}
 		if !maps.Equal(e.Status, et.status) {
 			t.Errorf("endpoint %s status = %v, want %v", e.Name, e.Status, et.status)

@@ -36,10 +36,14 @@ func (sec *section) leftAligned(c int) bool {
 // sections lays the report out for text-like renderers.
 func (r *Report) sections() []section {
 	s := &r.Summary
-	out := []section{r.overview(), latencySection(s)}
-	if s.AllRequestsFailed() {
-		out = append([]section{allFailedSection(s)}, out...)
+	var out []section
+	if b := r.banner(); b != nil {
+		out = append(out, *b)
 	}
+	if s.AllRequestsFailed() {
+		out = append(out, allFailedSection(s))
+	}
+	out = append(out, r.overview(), latencySection(s))
 	if r.Baseline != nil {
 		out = append(out, r.comparison())
 	}
@@ -87,7 +91,11 @@ func (r *Report) overview() section {
 	add("requests", count(s.Requests))
 	add("sent", count(s.Sent))
 	add("ok", count(s.OK))
-	add("errors", fmt.Sprintf("%s (%s)", count(s.Errors), percent(s.ErrorRate)))
+	add("errors", fmt.Sprintf("%s (%s of the requests sent)", count(s.Errors), percent(s.ErrorRate)))
+	if s.NotSent > 0 || s.Interrupted > 0 {
+		add("not sent", count(s.NotSent)+" (the run stopped before they were due; not errors)")
+		add("interrupted", count(s.Interrupted)+" (in flight when the run stopped; not errors)")
+	}
 	add("duration", fmt.Sprintf("%.2f s", s.DurationS))
 	add("throughput", fmt.Sprintf("%.1f req/s", s.ThroughputRPS))
 	add("bytes out / in", fmt.Sprintf("%s / %s", byteSize(s.BytesOut), byteSize(s.BytesIn)))

@@ -13,7 +13,7 @@ type ThresholdResult = results.ThresholdResult
 // verdict the executor gives the run itself (results.Evaluate).
 func EvaluateThresholds(th *results.Thresholds, s *Summary, latency *results.LatencyHistogram) []ThresholdResult {
 	return results.Evaluate(th, results.Measures{
-		Requests: s.Requests, OK: s.OK, Latency: latency,
+		Requests: s.Requests, OK: s.OK, CutOff: s.NotSent + s.Interrupted, Latency: latency,
 		Status:   func(code int) int64 { return s.Status[strconv.Itoa(code)] },
 		Describe: func() string { return topCounts(s) },
 	})

@@ -50,7 +50,7 @@ func (r *Report) WriteXLSX(w io.Writer) error {
 		} else if _, err := f.NewSheet(sh.name); err != nil {
 			return err
 		}
-		for j, row := range sh.rows {
+		for j, row := range escapeCells(sh.rows) {
 			cell, _ := excelize.CoordinatesToCellName(1, j+1)
 			if err := f.SetSheetRow(sh.name, cell, &row); err != nil {
 				return fmt.Errorf("xlsx sheet %s: %w", sh.name, err)
@@ -102,6 +102,8 @@ func (r *Report) globalRows() [][]any {
 	add("duration_s", s.DurationS, b.DurationS, nil)
 	add("throughput_rps", s.ThroughputRPS, b.ThroughputRPS, &d.ThroughputRPS)
 	add("quantile_relative_error", s.Precision.QuantileRelativeError, b.Precision.QuantileRelativeError, nil)
+	add("not_sent", float64(s.NotSent), float64(b.NotSent), nil)
+	add("interrupted", float64(s.Interrupted), float64(b.Interrupted), nil)
 	bl, bs := percentileFields(b.Latency), percentileFields(b.Service)
 	for i, f := range percentileFields(s.Latency) {
 		c := d.Latency[f.Name]

@@ -31,3 +31,21 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadSamples: samples.arrow comes from disks and other machines too;
+// any damage is an error or fewer samples, never a crash.
+func FuzzReadSamples(f *testing.F) {
+	var good bytes.Buffer
+	if err := WriteSamples(&good, []Sample{{Endpoint: "home", Status: 200, Headers: "A: b", Body: []byte("hello"), BodySize: 5}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good.Bytes())
+	f.Add(good.Bytes()[:good.Len()/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ss, _ := ReadSamples(bytes.NewReader(data))
+		for _, s := range ss {
+			_ = len(s.Body) + len(s.Headers)
+		}
+	})
+}

@@ -67,7 +67,7 @@ func TestReadBySecondImplementation(t *testing.T) {
 	if got.Rows != len(rows) || got.SlotSum != slotSum || got.LatencySum != latSum {
 		t.Fatalf("polars read %d rows (slot sum %v, latency sum %v), wrote %d (%v, %v)", got.Rows, got.SlotSum, got.LatencySum, len(rows), slotSum, latSum)
 	}
-	if !slices.Equal(got.Columns, contractColumns[:]) {
+	if !slices.Equal(got.Columns, append(contractColumns[:], ColConnect)) { // the contract's columns, then the optional connect_ns
 		t.Fatalf("polars columns %v", got.Columns)
 	}
 }

@@ -164,11 +164,18 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		return r.nextFast()
 	}
 	defer r.recoverBatch(&b, &ok)
-	if !r.rd.Next() {
-		if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
-			r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
+	// Batches without rows (the writer's first, which puts the schema out
+	// at once) are skipped: a batch handed out always holds rows.
+	for {
+		if !r.rd.Next() {
+			if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
+				r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
+			}
+			return nil, false
 		}
-		return nil, false
+		if r.rd.RecordBatch().NumRows() > 0 {
+			break
+		}
 	}
 	if err := r.view(r.rd.RecordBatch()); err != nil {
 		if errors.Is(err, ipcguard.ErrDamaged) {

@@ -15,7 +15,7 @@ import (
 
 var testMeta = Meta{
 	Version: "test", RunID: "run-1", StartUnixNs: 1700000000000000000, ScheduleHash: "abc",
-	Seed: 42, Shard: Shard{Index: 1, Count: 4}, PlanName: "p",
+	Seed: 42, Shard: Shard{Index: 1, Count: 4}, PlanName: "p", Slots: 20000,
 	Expect:    map[string][]int{"home": {200}},
 	Scenarios: map[string][]string{"s": {"s.login"}},
 }

@@ -39,6 +39,7 @@ const (
 	KeyPlanName     = "tressi.plan_name"
 	KeyExpect       = "tressi.expect"
 	KeyScenarios    = "tressi.scenarios"
+	KeySlots        = "tressi.slots"
 	// KeyProbe marks the results of one probe of a capacity search: a JSON
 	// object the search package writes and reads (see docs/search.md).
 	KeyProbe = "tressi.probe"
@@ -79,6 +80,10 @@ type Meta struct {
 	// order ("login_and_browse" → ["login_and_browse.login", …]): rows of
 	// these endpoints with one slot are one session.
 	Scenarios map[string][]string
+	// Slots is the number of slots in the whole schedule (all shards) when
+	// it is known before the run (the open model), 0 otherwise. A file
+	// that holds fewer of its shard's slots is from a run cut short.
+	Slots int64
 	// Probe is the capacity-search probe these rows belong to, as JSON;
 	// empty outside a search.
 	Probe string
@@ -146,6 +151,10 @@ func (m Meta) metadata() arrow.Metadata {
 	keys := []string{KeyVersion, KeyRunID, KeyStartUnixNs, KeyScheduleHash, KeySeed, KeyShard, KeyPlanName, KeyExpect}
 	values := []string{m.Version, m.RunID, strconv.FormatInt(m.StartUnixNs, 10), m.ScheduleHash,
 		strconv.FormatUint(m.Seed, 10), m.Shard.String(), m.PlanName, string(ej)}
+	if m.Slots > 0 {
+		keys = append(keys, KeySlots)
+		values = append(values, strconv.FormatInt(m.Slots, 10))
+	}
 	if len(m.Scenarios) > 0 {
 		sj, _ := json.Marshal(m.Scenarios)
 		keys = append(keys, KeyScenarios)
@@ -187,6 +196,11 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	if v := get(KeyShard); v != "" {
 		if m.Shard, err = ParseShard(v); err != nil {
 			return m, fmt.Errorf("metadata %s: %v", KeyShard, err)
+		}
+	}
+	if v := get(KeySlots); v != "" {
+		if m.Slots, err = strconv.ParseInt(v, 10, 64); err != nil || m.Slots < 0 {
+			return m, fmt.Errorf("metadata %s=%q is not a slot count", KeySlots, v)
 		}
 	}
 	if v := get(KeyExpect); v != "" {

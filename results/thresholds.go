@@ -51,6 +51,9 @@ type ThresholdResult struct {
 type Measures struct {
 	Requests int64 // rows
 	OK       int64 // responses with an expected status and no error
+	// CutOff counts the rows a stop cut off (not_sent, interrupted): no
+	// verdict on the server, so neither ok nor errors.
+	CutOff int64
 	// Status counts the rows with a status code.
 	Status func(code int) int64
 	// Latency holds the corrected latency of every response.
@@ -68,10 +71,11 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 	if th == nil {
 		th = &Thresholds{}
 	}
-	errors := m.Requests - m.OK
+	judged := m.Requests - m.CutOff // the requests sent and not cut off
+	errors := judged - m.OK
 	rate := 0.0
-	if m.Requests > 0 {
-		rate = float64(errors) / float64(m.Requests)
+	if judged > 0 {
+		rate = float64(errors) / float64(judged)
 	}
 	if th.ErrorRate > 0 {
 		out = append(out, ThresholdResult{Name: "error_rate", OK: rate <= th.ErrorRate, Actual: rate, Limit: th.ErrorRate})
@@ -112,7 +116,7 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 		}
 		out = append(out, r)
 	}
-	if m.Requests > 0 && m.OK == 0 && !th.AllowAllFailed {
+	if judged > 0 && m.OK == 0 && !th.AllowAllFailed {
 		r := ThresholdResult{Name: AllFailedName, OK: false, Actual: float64(m.Requests), Detail: "every request failed"}
 		if m.Describe != nil {
 			r.Detail += ": " + m.Describe()

@@ -62,6 +62,13 @@ func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
 		endpointNames: append([]string(nil), endpoints...),
 	}
 	wr.w = ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	// arrow-go writes the schema with the first batch; a run killed before
+	// that batch (a second Ctrl-C, SIGKILL in the first second) would leave
+	// an empty file no reader accepts. A batch of no rows puts the schema
+	// and dictionaries out now, and tells at once if the disk refuses.
+	if err := wr.write(nil); err != nil {
+		return nil, err
+	}
 	return wr, nil
 }
 
@@ -78,6 +85,10 @@ func (wr *Writer) Write(rows []Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	return wr.write(rows)
+}
+
+func (wr *Writer) write(rows []Row) error {
 	wr.fillColumns(rows)
 	n := len(rows)
 	cols := []arrow.Array{

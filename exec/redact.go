@@ -1,0 +1,20 @@
+package exec
+
+import (
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// redactSamples cuts the plan's sensitive texts out of sampled responses
+// before they are written: a server that echoes a header or a body sends
+// the secret back, and samples.arrow and every report would keep it.
+func redactSamples(samples []results.Sample, secrets plan.Secrets) {
+	if len(secrets) == 0 {
+		return
+	}
+	for i := range samples {
+		s := &samples[i]
+		s.Headers = secrets.String(s.Headers)
+		s.Body = secrets.Bytes(s.Body)
+	}
+}

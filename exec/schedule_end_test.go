@@ -1,0 +1,83 @@
+package exec
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tressi/tressi/results"
+	"github.com/tressi/tressi/testserver"
+)
+
+// Sessions longer than their schedule stop at its end plus the grace: a
+// 1 s plan whose sessions would take minutes ends within a few seconds,
+// and every request left is still one row, not_sent or interrupted.
+func TestNothingRunsPastScheduleEndPlusGrace(t *testing.T) {
+	srv, addr, err := testserver.StartLoopback(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sessions, repeat = 4, 50_000
+	s := compilePlan(t, fmt.Sprintf(`
+target "api" {
+  url     = "http://%s"
+  timeout = "1s"
+}
+scenario "long" {
+  step "tick" {
+    path   = "/"
+    repeat = %d
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = %d
+  }
+}
+`, addr, repeat, sessions), nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	grace := 500 * time.Millisecond
+	begin := time.Now()
+	finished := make(chan struct{})
+	var out *Outcome
+	go func() {
+		defer close(finished)
+		out, err = Run(t.Context(), s, Options{OutDir: dir, Grace: grace})
+	}()
+	select {
+	case <-finished:
+	case <-time.After(60 * time.Second):
+		t.Fatal("a 1 s schedule still ran after 60 s")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The end plus the timeout (longer than the grace), with room for a
+	// busy machine to wind down.
+	if d := time.Since(begin); d > s.Duration+time.Second+5*time.Second {
+		t.Errorf("the run took %v; the schedule is %v, the timeout 1 s", d, s.Duration)
+	}
+	if !out.Overran {
+		t.Error("the outcome does not say the sessions overran the schedule")
+	}
+	sent := srv.Stats().Requests
+	time.Sleep(200 * time.Millisecond)
+	if after := srv.Stats().Requests; after != sent {
+		t.Errorf("requests still went out after the run: %d then %d", sent, after)
+	}
+	bySlot, _ := sessionRows(t, dir)
+	for k := range uint64(sessions) {
+		rows := bySlot[k]
+		cut := 0
+		for _, r := range rows {
+			if r.Error == results.NotSent || r.Error == results.Interrupted {
+				cut++
+			}
+		}
+		if len(rows) != repeat || cut == 0 {
+			t.Errorf("slot %d: %d rows (%d cut off), want %d with the rest cut off", k, len(rows), cut, repeat)
+		}
+	}
+}

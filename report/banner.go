@@ -1,0 +1,68 @@
+package report
+
+import "fmt"
+
+// banner is the first thing a report says when its figures are not those
+// of a whole, finished run: a partial run (rows missing), or one stopped
+// before its schedule's end (Ctrl-C, a threshold). Without it such a run
+// reads like a complete one that went badly.
+func (r *Report) banner() *section {
+	s := &r.Summary
+	var title string
+	var notes []string
+	status, _ := s.Run.Environment["exit_status"].(string)
+	cutOff := fmt.Sprintf("%s slots were never sent and %s requests were cut off in flight (not_sent, interrupted): they are not errors, and the error rate is over the requests sent",
+		count(s.NotSent), count(s.Interrupted))
+	switch status {
+	case "interrupted":
+		title = "INTERRUPTED RUN: stopped before the end of its schedule (Ctrl-C or SIGTERM)"
+		notes = append(notes, cutOff, "the figures cover the part of the schedule that ran; run it again to measure the whole")
+	case "overran":
+		title = "OVERRAN: requests were still running at the schedule's end plus the grace, and were cut off there"
+		notes = append(notes, cutOff, "sessions (or timeouts) longer than the schedule: lengthen the last stage, or shorten the sessions")
+	case "early_exit":
+		title = "STOPPED EARLY: a threshold ended the run before the end of its schedule"
+		notes = append(notes, cutOff)
+	}
+	if late := behindNote(s); late != "" {
+		if title == "" {
+			title = late
+		} else {
+			notes = append(notes, late)
+		}
+	}
+	if s.Partial {
+		p := "PARTIAL RUN: the results hold less than the run (see Warnings); the figures cover only what was recorded"
+		if title == "" {
+			title = p
+		} else {
+			notes = append([]string{p}, notes...)
+		}
+	}
+	if title == "" {
+		return nil
+	}
+	return &section{Title: title, Notes: notes}
+}
+
+// behindScheduleMs is the send lag p99 past which the generator fell
+// behind its schedule (a burst on a busy machine lags a few ms).
+const behindScheduleMs = 50
+
+// behindNote says, with the lag figures, when requests went out late.
+func behindNote(s *Summary) string {
+	l := s.SendLag
+	if l.Count == 0 || l.P99 <= behindScheduleMs {
+		return ""
+	}
+	return fmt.Sprintf("BEHIND SCHEDULE: the generator sent requests late (send lag p50 %s, p99 %s, max %s): the offered load was not delivered on time, "+
+		"but corrected latencies count from each due instant, so they are still honest. Give the generator more CPU, or lower the rate",
+		lagText(l.P50), lagText(l.P99), lagText(l.Max))
+}
+
+func lagText(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2f s", ms/1000)
+	}
+	return fmt.Sprintf("%.1f ms", ms)
+}
