@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tressi/tressi/ipcguard"
 	"github.com/tressi/tressi/results"
@@ -41,13 +42,16 @@ func (t *TPlanInfo) SourceNames() []string {
 }
 
 // ReadTPlanInfo reads a .tplan's header only; it does not check the slots
-// (ReadTPlan does).
-func ReadTPlanInfo(r io.Reader) (info TPlanInfo, err error) {
+// (ReadTPlan does). A format-2 file keeps its plan's sources and data rows
+// after the slots (tplan_blobs.go): they are read too, which needs r to
+// seek.
+func ReadTPlanInfo(r io.ReadSeeker) (info TPlanInfo, err error) {
 	defer ipcguard.Recover(&err)
-	if r, err = ipcguard.Stream(r); err != nil {
+	stream, err := ipcguard.Stream(r)
+	if err != nil {
 		return info, fmt.Errorf("tplan: %w", err)
 	}
-	rd, err := ipc.NewReader(r, ipc.WithAllocator(ipcguard.Allocator))
+	rd, err := ipc.NewReader(stream, ipc.WithAllocator(ipcguard.Allocator))
 	if err != nil {
 		return info, fmt.Errorf("tplan: %w", err)
 	}
@@ -55,6 +59,15 @@ func ReadTPlanInfo(r io.Reader) (info TPlanInfo, err error) {
 	h, err := decodeTPlanHeader(rd.Schema())
 	if err != nil {
 		return info, err
+	}
+	if h.Blobs {
+		size, err := r.Seek(0, io.SeekEnd)
+		if err != nil {
+			return info, fmt.Errorf("tplan: %w", err)
+		}
+		if err := readBlobs(r, size, h, memory.NewGoAllocator()); err != nil {
+			return info, err
+		}
 	}
 	return TPlanInfo{
 		Name: h.Name, Hash: h.Hash, Seed: h.Seed, Model: h.Model, Count: h.Count,
