@@ -461,6 +461,15 @@ func growBytes(b []byte, n int) []byte {
 // nextFast is Next for the fast reader.
 func (r *Reader) nextFast() (*Batch, bool) {
 	b, err, ok := r.fast.next()
+	if ok && err == nil && b.Len == 0 && !r.skippedFirst && r.handed == 0 {
+		// The writer's first batch, which puts the schema out at once:
+		// checked like any other, handed out like none.
+		r.skippedFirst = true
+		b, err, ok = r.fast.next()
+	}
+	if ok && err == nil {
+		r.handed++
+	}
 	switch {
 	case err != nil && errors.Is(err, ipcguard.ErrDamaged), err != nil && errors.Is(err, ErrChecksum):
 		r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)

@@ -55,12 +55,15 @@ type Reader struct {
 	// cannot be told from data.
 	Unchecked int
 
-	rd    *ipc.Reader
-	fast  *fastStream // set when the columns have tressi's own types
-	seq   uint64      // batches read through rd
-	close func() error
-	batch Batch
-	cols  [10]int // field index of each contract column
+	rd   *ipc.Reader
+	fast *fastStream // set when the columns have tressi's own types
+	seq  uint64      // batches read through rd
+	// skippedFirst: the writer's empty first batch was passed over.
+	skippedFirst bool
+	handed       int // batches handed out by the fast reader
+	close        func() error
+	batch        Batch
+	cols         [10]int // field index of each contract column
 	// connect is the field index of the optional connect_ns column, or -1.
 	connect int
 	err     error
@@ -164,8 +167,10 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		return r.nextFast()
 	}
 	defer r.recoverBatch(&b, &ok)
-	// Batches without rows (the writer's first, which puts the schema out
-	// at once) are skipped: a batch handed out always holds rows.
+	// The writer's first batch, which puts the schema out at once, has no
+	// rows and is skipped (it still holds sequence number 0). Any later
+	// batch is checked, rows or not: a damaged row count must not make a
+	// batch vanish.
 	for {
 		if !r.rd.Next() {
 			if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
@@ -173,9 +178,11 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 			}
 			return nil, false
 		}
-		if r.rd.RecordBatch().NumRows() > 0 {
+		if r.rd.RecordBatch().NumRows() > 0 || r.seq > 0 || r.skippedFirst {
 			break
 		}
+		r.seq++
+		r.skippedFirst = true
 	}
 	if err := r.view(r.rd.RecordBatch()); err != nil {
 		if errors.Is(err, ipcguard.ErrDamaged) {
