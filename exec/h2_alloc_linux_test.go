@@ -1,60 +1,31 @@
 package exec
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 )
 
-// TestH2CServerProcess is not a test: run by h2cServerProcess with
-// TRESSI_TEST_H2C_SERVER set, it is Go's HTTP/2 server in a process of its
-// own, printing its address and serving until its stdin closes.
-func TestH2CServerProcess(t *testing.T) {
-	if os.Getenv("TRESSI_TEST_H2C_SERVER") == "" {
-		t.Skip("the server process of TestH2LoopAllocatesNothingPerRequest")
-	}
+// runHelperH2CServer is Go's HTTP/2 server in cleartext, answering "ok",
+// in a process of its own (helperServer(t, "h2c")): it honours our
+// SETTINGS_HEADER_TABLE_SIZE of 0, so its answers cost tressi no strings.
+func runHelperH2CServer() {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		os.Exit(2)
 	}
 	srv := &http.Server{Protocols: new(http.Protocols), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
 	})}
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	go srv.Serve(ln)
-	fmt.Println(ln.Addr())
-	io.Copy(io.Discard, os.Stdin)
-}
-
-// h2cServerProcess starts TestH2CServerProcess in a child process, so its
-// allocations are not counted as tressi's.
-func h2cServerProcess(t *testing.T) string {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestH2CServerProcess$")
-	cmd.Env = append(os.Environ(), "TRESSI_TEST_H2C_SERVER=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the server process: %v", err)
-	}
-	return strings.TrimSpace(addr)
+	os.Stdout.WriteString(ln.Addr().String() + "\n")
+	io.Copy(io.Discard, os.Stdin) // the test closes stdin when it is done
+	os.Exit(0)
 }
 
 // In steady state an HTTP/2 request and its answer allocate nothing in
@@ -66,7 +37,7 @@ func TestH2LoopAllocatesNothingPerRequest(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a 1 s run, counting allocations (the race detector's among them)")
 	}
-	addr := h2cServerProcess(t)
+	addr := helperServer(t, "h2c")
 	src := fmt.Sprintf(`
 target "t" {
   url         = "http://%s"

@@ -12,11 +12,15 @@ import (
 	"testing"
 )
 
-// TestMain doubles as a TLS server in a process of its own (see
-// helperTLSServer), so allocation counts see only tressi's side.
+// TestMain doubles as a server in a process of its own (see
+// helperServer), so allocation counts see only tressi's side.
 func TestMain(m *testing.M) {
-	if os.Getenv("TRESSI_EXEC_HELPER_TLS_SERVER") == "1" {
+	switch os.Getenv("TRESSI_EXEC_HELPER_SERVER") {
+	case "tls":
 		runHelperTLSServer()
+		return
+	case "h2c":
+		runHelperH2CServer()
 		return
 	}
 	os.Exit(m.Run())
@@ -25,10 +29,14 @@ func TestMain(m *testing.M) {
 // helperTLSServer starts this test binary as an HTTPS server answering
 // every request "ok" (with a certificate no one trusts: use
 // insecure_skip_verify), and returns its address. It ends with the test.
-func helperTLSServer(t *testing.T) string {
+func helperTLSServer(t *testing.T) string { return helperServer(t, "tls") }
+
+// helperServer starts this test binary as the server of the given kind
+// (see TestMain) and returns the address it printed.
+func helperServer(t *testing.T, kind string) string {
 	t.Helper()
 	cmd := osexec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "TRESSI_EXEC_HELPER_TLS_SERVER=1")
+	cmd.Env = append(os.Environ(), "TRESSI_EXEC_HELPER_SERVER="+kind)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
