@@ -1,0 +1,60 @@
+# An API over HTTP/2: requests share a few connections as streams.
+#
+#   tressi apply examples/http2.hcl --var base_url=https://api.internal:8443
+#   tressi apply examples/http2.hcl --var base_url=http://127.0.0.1:8080 --var protocol=h2c
+#
+# protocol "h2" needs an https:// url and a server that picks h2 by ALPN;
+# "h2c" is cleartext HTTP/2 with prior knowledge (Go's servers with
+# Protocols.SetUnencryptedHTTP2, nginx's `listen … http2` without ssl);
+# "auto" takes HTTP/1.1 from a server that offers no HTTP/2. meta.json's
+# "protocols" says what each target's connections spoke.
+
+variable "base_url" {
+  type    = string
+  default = "https://127.0.0.1:8443"
+}
+variable "protocol" {
+  type    = string
+  default = "h2"
+}
+variable "rate" {
+  type    = number
+  default = 200
+}
+variable "duration" {
+  type    = string
+  default = "10s"
+}
+
+target "api" {
+  url         = var.base_url
+  protocol    = var.protocol
+  connections = 4  # a browser or a gateway opens one or a few
+  max_streams = 50 # per connection; fewer if the server's SETTINGS say so
+  timeout     = "2s"
+}
+
+endpoint "list" {
+  path   = "/items?page=${random_int(1, 20)}"
+  weight = 4
+}
+
+endpoint "create" {
+  method  = "POST"
+  path    = "/items"
+  headers = { "Content-Type" = "application/json" }
+  body    = jsonencode({ id = uuid(), n = seq })
+  weight  = 1
+}
+
+load {
+  stage {
+    duration = var.duration
+    rate     = var.rate
+  }
+}
+
+thresholds {
+  error_rate = 0.01
+  p99        = "500ms"
+}
