@@ -76,10 +76,18 @@ func TestH2OverTLSOnTheLoop(t *testing.T) {
 	if m := readMeta(t, out.Dir); m.Protocols["t"]["h2"] < 1 || m.Protocols["t"]["http/1.1"] != 0 || m.TLS == nil || m.TLS.Handshakes < 1 {
 		t.Fatalf("meta.json protocols %v, tls %+v", m.Protocols, m.TLS)
 	}
+	opened := 0
 	for _, r := range rows {
 		if r.Error != results.None || r.Status != 200 {
 			t.Fatalf("row %+v", r)
 		}
+		if r.Connect > 0 {
+			opened++
+		}
+	}
+	// connect_ns is on the first stream of each connection, handshake included.
+	if opened < 1 || opened > 2 {
+		t.Fatalf("%d rows with connect_ns over 2 connections", opened)
 	}
 }
 

@@ -50,9 +50,7 @@ type h1Codec struct {
 	resp lresponse
 	// wbuf holds a rendered request with holes.
 	wbuf []byte
-	// seenEP/seenStatus: the last kind the sample check found already
-	// sampled, so the common case skips the map.
-	seenEP, seenStatus uint16
+	memo sampleMemo
 }
 
 func newH1Codec(l *evloop, c *lconn) *h1Codec {
@@ -112,24 +110,12 @@ func (h *h1Codec) settle() {
 
 func (h *h1Codec) response() *lresponse { return &h.resp }
 
-// headHook is the parser's hook: once a response's status is known, it
-// decides how much of the response to keep: for a sample (the first of its
-// kind), its head and the sample's prefix of its body; for a session
-// step's captures, its head or the capture limit's prefix of its body.
-// Nothing else of a body is ever held.
+// headHook is the parser's hook: once a response's status is known,
+// keeper decides how much of it to keep; nothing else of a body is held.
 func (h *h1Codec) headHook(l *evloop, c *lconn) func(int, []byte) int {
 	return func(status int, head []byte) int {
-		keep, keepHead := 0, false
-		if st := c.job.st; st != nil && len(st.capture) > 0 {
-			keepHead = st.readsHead
-			if st.readsBody {
-				keep = captureBodyLimit
-			}
-		}
-		if h.sampleNew(l, c.job.pr.endpoint, status) {
-			h.resp.sampled = true
-			keep, keepHead = max(keep, l.ex.maxSample), true
-		}
+		keep, keepHead, sampled := h.memo.keep(l, &c.job, status)
+		h.resp.sampled = sampled
 		if keepHead {
 			h.resp.head = append(h.resp.head[:0], head...)
 		}
@@ -137,15 +123,35 @@ func (h *h1Codec) headHook(l *evloop, c *lconn) func(int, []byte) int {
 	}
 }
 
+// sampleMemo remembers the last endpoint and status found sampled already,
+// so the common case of a connection's responses skips the sink's map.
+type sampleMemo struct{ ep, status uint16 }
+
+// keep decides how much of j's response, of this status, to keep: for a
+// sample (the first of its kind) its head and the sample's prefix of its
+// body; for a session step's captures its head or the capture limit's
+// prefix of its body. Every codec asks it once per response.
+func (m *sampleMemo) keep(l *evloop, j *ljob, status int) (keep int, keepHead, sampled bool) {
+	if st := j.st; st != nil && len(st.capture) > 0 {
+		keepHead = st.readsHead
+		if st.readsBody {
+			keep = captureBodyLimit
+		}
+	}
+	if m.sampleNew(l, j.pr.endpoint, status) {
+		keep, keepHead, sampled = max(keep, l.ex.maxSample), true, true
+	}
+	return keep, keepHead, sampled
+}
+
 // sampleNew says whether a response of this endpoint and status would be
-// the first of its kind; the last kind found sampled already is
-// remembered, so the common case skips the map.
-func (h *h1Codec) sampleNew(l *evloop, ep uint16, status int) bool {
-	if status < 0 || status > 0xffff || (ep == h.seenEP && uint16(status) == h.seenStatus) {
+// the first of its kind.
+func (m *sampleMemo) sampleNew(l *evloop, ep uint16, status int) bool {
+	if status < 0 || status > 0xffff || (ep == m.ep && uint16(status) == m.status) {
 		return false
 	}
 	if !l.sink.sampleNew(ep, uint16(status)) {
-		h.seenEP, h.seenStatus = ep, uint16(status)
+		m.ep, m.status = ep, uint16(status)
 		return false
 	}
 	return true

@@ -414,15 +414,8 @@ func (l *evloop) complete(c *lconn, done int64) {
 	// whole request (a 413, say) has the rest of it still coming: either
 	// way the connection cannot be trusted with another request.
 	keepConn := resp.keepAlive && c.rlen == 0 && c.pending == nil
-	row := l.sink.outcome(j.pr, j.k, j.sched, c.sent, done, c.out, c.in, resp.status, nil)
-	row.Connect, c.connect = c.connect, 0
-	if resp.sampled && l.sink.wantSample(&row) {
-		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
-	}
-	l.sink.keep(row, done)
-	if j.st != nil {
-		l.sessionCapture(&j, resp) // before c takes another job
-	}
+	l.recordAnswer(&j, c.sent, done, c.out, c.in, c.connect, resp) // before c takes another job
+	c.connect = 0
 	l.busy--
 	switch {
 	case !keepConn || l.ex.aborted.Load():
@@ -497,6 +490,21 @@ func (l *evloop) fail(c *lconn, err error) {
 		}
 	}
 	l.finishJob(j, sent, out, in, err)
+}
+
+// recordAnswer records j's response, finished at done: its row (with the
+// connect time of the connection it opened, 0 otherwise), its sample when
+// it is the first of its kind, and its session step's captures.
+func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp *lresponse) {
+	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, resp.status, nil)
+	row.Connect = connect
+	if resp.sampled && l.sink.wantSample(&row) {
+		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
+	}
+	l.sink.keep(row, done)
+	if j.st != nil {
+		l.sessionCapture(j, resp)
+	}
 }
 
 // finishJob records a job that ended without a response.

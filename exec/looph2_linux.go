@@ -27,9 +27,8 @@ type h2mux struct {
 	free   []int32
 	req    h2.Request
 	scheme []byte
-	// seenEP/seenStatus: the last kind the sample check found sampled.
-	seenEP, seenStatus uint16
-	dirty              bool // in the loop's dirtyMuxes: frames wait to be written
+	memo   sampleMemo
+	dirty  bool // in the loop's dirtyMuxes: frames wait to be written
 
 }
 
@@ -39,6 +38,7 @@ type h2job struct {
 	s        *h2.Stream
 	sent     int64
 	deadline int64
+	connect  int64  // the connection's connect time, for the stream that opened it
 	keep     int    // how much of the body to keep (sample, captures)
 	wbuf     []byte // a rendered request with holes: the stream sends from it
 	resp     lresponse
@@ -111,6 +111,7 @@ func (m *h2mux) start(j ljob) {
 	l.busy++
 	l.armScan()
 	hj.sent = l.ex.clock.now()
+	hj.connect, m.c.connect = m.c.connect, 0
 	hj.deadline = j.ready + int64(j.pr.timeout)
 	if err := h2.FromHTTP1(wire, m.scheme, &m.req); err != nil {
 		m.release(idx)
@@ -147,25 +148,14 @@ func (m *h2mux) release(idx int32) {
 // ready says c can take another stream now.
 func (m *h2mux) ready() bool { return m.conn.Ready() }
 
-// Response is the h2.Handler's: a stream's status arrived. Like h1's head
-// hook, it decides how much of the response to keep: for a sample (the
-// first of its kind) its fields and the sample's prefix of its body, for a
-// session step's captures its fields or the capture limit's prefix.
+// Response is the h2.Handler's: a stream's status arrived, and (as for
+// HTTP/1.1, see sampleMemo.keep) how much of the response to keep is
+// decided: the fields go to Field only when they are kept.
 func (m *h2mux) Response(s *h2.Stream, status int) bool {
 	hj := &m.jobs[s.Tag]
 	hj.resp.status = status
-	keep, keepHead := 0, false
-	if st := hj.st; st != nil && len(st.capture) > 0 {
-		keepHead = st.readsHead
-		if st.readsBody {
-			keep = captureBodyLimit
-		}
-	}
-	if m.sampleNew(hj.pr.endpoint, status) {
-		hj.resp.sampled = true
-		keep, keepHead = max(keep, m.l.ex.maxSample), true
-	}
-	hj.keep = keep
+	keep, keepHead, sampled := m.memo.keep(m.l, &hj.ljob, status)
+	hj.keep, hj.resp.sampled = keep, sampled
 	if keepHead {
 		// The head as a sample and headerValue read it: a status line,
 		// then one "name: value" line per field.
@@ -202,44 +192,21 @@ func (m *h2mux) Closed(s *h2.Stream, err error) {
 }
 
 // muxDone records the job of stream idx, which ended at done.
+// As for HTTP/1.1: an answer through recordAnswer, a failure through
+// finishJob. The stream's slot is free before the job's end can start
+// another.
 func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 	hj := &m.jobs[idx]
-	j := hj.ljob
+	j, sent := hj.ljob, hj.sent
 	l.busy--
 	if err != nil {
-		row := l.sink.outcome(j.pr, j.k, j.sched, hj.sent, done, out, in, 0, err)
-		if l.sink.wantSample(&row) {
-			l.sink.putSample(&row, j.pr, nil, nil, 0)
-		}
-		l.sink.keep(row, done)
-		if j.st != nil {
-			l.sessionCapture(&j, nil)
-		}
-	} else {
-		row := l.sink.outcome(j.pr, j.k, j.sched, hj.sent, done, out, in, hj.resp.status, nil)
-		if hj.resp.sampled && l.sink.wantSample(&row) {
-			l.sink.putSample(&row, j.pr, hj.resp.head, hj.resp.body, hj.resp.bodyLen)
-		}
-		l.sink.keep(row, done)
-		if j.st != nil {
-			l.sessionCapture(&j, &hj.resp)
-		}
+		m.release(idx)
+		l.finishJob(j, sent, out, in, err)
+		return
 	}
+	l.recordAnswer(&j, sent, done, out, in, hj.connect, &hj.resp)
 	m.release(idx)
-	l.jobDone(&j, done, err == nil)
-}
-
-// sampleNew says whether a response of this endpoint and status would be
-// the first of its kind (see h1Codec.sampleNew).
-func (m *h2mux) sampleNew(ep uint16, status int) bool {
-	if status < 0 || status > 0xffff || (ep == m.seenEP && uint16(status) == m.seenStatus) {
-		return false
-	}
-	if !m.l.sink.sampleNew(ep, uint16(status)) {
-		m.seenEP, m.seenStatus = ep, uint16(status)
-		return false
-	}
-	return true
+	l.jobDone(&j, done, true)
 }
 
 // muxDecode feeds c's buffered plaintext to its HTTP/2 connection, whose
