@@ -281,3 +281,35 @@ plain_open() { tressi_open "$@"; }
 scenario_scenario() { tressi_scenario "$@"; }
 loop_bigbody() { tressi_bigbody loop "$2"; }
 fasthttp_bigbody() { tressi_bigbody fasthttp "$2"; }
+
+# start_rows sets up the run's tables: rows.tsv (scenario tool round
+# requests rps cpu_us_per_req p99_ms maxrss_kb) and extra.tsv (scenario
+# tool round key value: bytes per request, send lag).
+start_rows() {
+  ROWS="$OUT/rows.tsv"
+  EXTRA="$OUT/extra.tsv"
+  : >"$ROWS"
+  : >"$EXTRA"
+}
+
+# one SCENARIO TOOL MODEL LOAD SECS ROUND runs a generator once and records it.
+one() {
+  local scenario="$1" tool="$2" model="$3" load="$4" secs="$5" round="$6"
+  RUN="$OUT/$scenario/$tool-$round"
+  mkdir -p "$RUN"
+  local req wall user sys rss p99
+  read -r req wall user sys rss p99 < <(run_tool "$tool" "$model" "$load" "$secs")
+  awk -v s="$scenario" -v t="$tool" -v r="$round" -v n="$req" -v d="$secs" \
+    -v u="$user" -v y="$sys" -v p="$p99" -v m="$rss" 'BEGIN {
+      cpu = n > 0 ? (u + y) * 1e6 / n : "nan"
+      if (p ~ /^[0-9.e+-]+$/) p = sprintf("%.3f", p); else p = "nan"
+      printf "%s\t%s\t%s\t%d\t%.0f\t%.2f\t%s\t%d\n", s, t, r, n, n / d, cpu, p, m }' >>"$ROWS"
+  log "$(tail -1 "$ROWS")"
+  sleep 1 # let the target settle and sockets drain between generators
+}
+
+# column SCENARIO TOOL FIELD prints the median of FIELD (1-based in rows.tsv)
+# over the rounds; extra SCENARIO TOOL KEY the median of an extra.tsv value.
+column() { awk -F'\t' -v s="$1" -v t="$2" -v f="$3" '$1 == s && $2 == t {print $f}' "$ROWS" | median; }
+extra() { awk -F'\t' -v s="$1" -v t="$2" -v k="$3" '$1 == s && $2 == t && $4 == k {print $5}' "$EXTRA" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "n/a" }'; }
