@@ -34,14 +34,13 @@ const Preface = http2.ClientPreface
 // Defaults, chosen for a load generator: a large receive window so the
 // server is never throttled by us, and a cap on concurrent streams.
 const (
-	DefaultMaxStreams    = 100
-	defaultStreamWindow  = 4 << 20  // what we let the server send per stream
-	defaultConnWindow    = 16 << 20 // and on the whole connection
-	initialWindow        = 65535    // RFC 9113 §6.9.2, before SETTINGS say otherwise
-	defaultMaxFrameSize  = 16384    // RFC 9113 §6.5.2
-	maxHeaderBlock       = 256 << 10
-	headerTableSize      = 4096
-	maxPendingInputFrame = 1<<24 + 9 // the largest frame the protocol can declare
+	DefaultMaxStreams   = 100
+	defaultStreamWindow = 4 << 20  // what we let the server send per stream
+	defaultConnWindow   = 16 << 20 // and on the whole connection
+	initialWindow       = 65535    // RFC 9113 §6.9.2, before SETTINGS say otherwise
+	defaultMaxFrameSize = 16384    // RFC 9113 §6.5.2
+	maxHeaderBlock      = 256 << 10
+	headerTableSize     = 4096
 )
 
 // Config tunes a Conn.
@@ -98,12 +97,10 @@ type Conn struct {
 	sendWindow     int64 // connection send window
 	recvWindow     int64 // what the server may still send on the connection
 	recvCredit     int64 // connection bytes consumed, not yet returned
-	settingsAcked  bool
 	sawSettings    bool
 	goAway         bool
-	lastStream     uint32 // from GOAWAY
-	goAwayErr      error  // a GOAWAY with an error code
-	err            error  // the connection failed; nothing more works
+	goAwayErr      error // a GOAWAY with an error code
+	err            error // the connection failed; nothing more works
 }
 
 // headerBlock is what is known of the header block being decoded.

@@ -338,8 +338,7 @@ func (c *Conn) status(s *Stream, v string) {
 
 func (c *Conn) onSettings(f *http2.SettingsFrame) {
 	if f.IsAck() {
-		c.settingsAcked = true
-		return
+		return // our SETTINGS hold from the start: nothing waits for the ack
 	}
 	err := f.ForeachSetting(func(st http2.Setting) error {
 		switch st.ID {
@@ -370,7 +369,6 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) {
 
 func (c *Conn) onGoAway(f *http2.GoAwayFrame) {
 	c.goAway = true
-	c.lastStream = f.LastStreamID
 	if f.ErrCode != http2.ErrCodeNo {
 		reason := string(f.DebugData())
 		if len(reason) > 200 {
