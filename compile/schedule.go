@@ -146,6 +146,14 @@ type Target struct {
 	TLS                TargetTLS `json:",omitzero"`
 }
 
+// What a target speaks (Target.Protocol): the plan's words, "" for
+// HTTP/1.1, so an HTTP/1.1 schedule reads as it did before protocols.
+const (
+	ProtocolH2   = plan.ProtocolH2
+	ProtocolH2C  = plan.ProtocolH2C
+	ProtocolAuto = plan.ProtocolAuto
+)
+
 // TargetTLS is the rest of an https target's tls block (see plan.TLS): the
 // files are named by absolute path and read when the run starts.
 type TargetTLS struct {

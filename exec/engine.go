@@ -160,7 +160,7 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 // only the loop engine can. ("auto" may settle for HTTP/1.1.)
 func http2Target(s *compile.Schedule) string {
 	for _, t := range s.Targets {
-		if t.Protocol == "h2" || t.Protocol == "h2c" {
+		if t.Protocol == compile.ProtocolH2 || t.Protocol == compile.ProtocolH2C {
 			return fmt.Sprintf("target %q uses protocol %q", t.Name, t.Protocol)
 		}
 	}

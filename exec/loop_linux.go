@@ -122,11 +122,11 @@ const (
 // targetProto maps a schedule target's protocol to the loop's.
 func targetProto(p string) uint8 {
 	switch p {
-	case "h2":
+	case compile.ProtocolH2:
 		return protoH2
-	case "h2c":
+	case compile.ProtocolH2C:
 		return protoH2C
-	case "auto":
+	case compile.ProtocolAuto:
 		return protoAuto
 	}
 	return protoHTTP1

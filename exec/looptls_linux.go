@@ -35,9 +35,9 @@ var _ transport = (*tlsloop.Conn)(nil)
 // for HTTP/1.1 targets (as before protocols existed).
 func alpnOffer(protocol string) []string {
 	switch protocol {
-	case "h2":
+	case compile.ProtocolH2:
 		return []string{"h2"}
-	case "auto":
+	case compile.ProtocolAuto:
 		return []string{"h2", "http/1.1"}
 	}
 	return nil

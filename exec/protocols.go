@@ -1,6 +1,10 @@
 package exec
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/tressi/tressi/compile"
+)
 
 // protocolCounts counts one target's connections by the protocol they
 // spoke, which for protocol = "auto" the server chose (ALPN).
@@ -23,7 +27,7 @@ func (ex *executor) connProtocols() map[string]map[string]int64 {
 		}
 		if n := pc.h2.Load(); n > 0 {
 			name := "h2"
-			if t.Protocol == "h2c" {
+			if t.Protocol == compile.ProtocolH2C {
 				name = "h2c"
 			}
 			m[name] = n
