@@ -5,6 +5,7 @@ import (
 	"net"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/tressi/tressi/compile"
 )
@@ -63,6 +64,23 @@ func (e *fasthttpEngine) start() error {
 	return nil
 }
 
+// warmer is an engine that opens its connections before the run's instant
+// zero: warm returns when they are ready (or until, in run time, comes),
+// with what meta.json says of it (nil: nothing warmed).
+type warmer interface {
+	warm(until int64) *warmup
+}
+
+// warmLimit bounds the warm-up: a server that accepts connections slowly
+// (or not at all) delays the start by no more than this.
+const warmLimit = 2 * time.Second
+
+// warmup is what meta.json says of a warm-up.
+type warmup struct {
+	Connections int64   `json:"connections"` // opened and ready at instant zero
+	Ms          float64 `json:"ms"`          // how long it took
+}
+
 // loopEngine is the epoll event loops (loop_linux.go): one per spare P,
 // each driving its share of the connections.
 type loopEngine struct {
@@ -70,6 +88,10 @@ type loopEngine struct {
 	loops   int
 	addrs   []*net.TCPAddr // by target
 	session *atomic.Uint64
+	// built: the loops the warm-up built and warmed (loopwarm_linux.go),
+	// or err, why it could not build them; start uses them.
+	built []*evloop
+	err   error
 }
 
 func (e *loopEngine) name() string     { return EngineLoop }
@@ -82,7 +104,10 @@ func (e *loopEngine) batchRows() int { return closedBatchRows }
 
 func (e *loopEngine) start() error {
 	ex := e.ex
-	loops, err := ex.newLoops(e.loops, e.addrs)
+	loops, err := e.built, e.err
+	if loops == nil && err == nil {
+		loops, err = ex.newLoops(e.loops, e.addrs)
+	}
 	if err != nil {
 		return fmt.Errorf("starting the loop engine: %w (--engine fasthttp runs without it)", err)
 	}

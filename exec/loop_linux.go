@@ -185,7 +185,7 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 			}
 			return nil, err
 		}
-		l := &evloop{ex: ex, sink: ex.newSink(), p: p, keeper: -1}
+		l := &evloop{ex: ex, p: p, keeper: -1} // its sink comes with the recorder (startLoops…)
 		l.enc.vals.Seed = ex.s.Seed
 		for ti := range ex.s.Targets {
 			t := &ex.s.Targets[ti]
@@ -220,6 +220,7 @@ func sockaddr(a *net.TCPAddr) (unix.Sockaddr, int) {
 // over the schedule.
 func (ex *executor) startLoopsOpen(loops []*evloop, slots func() compile.SlotSource) {
 	for i, l := range loops {
+		l.sink = ex.newSink()
 		l.useStamps()
 		l.open.init(ex, slots(), i, len(loops))
 		ex.wg.Go(l.runOpen)
@@ -239,6 +240,7 @@ func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
 		j++
 	}
 	for _, l := range loops {
+		l.sink = ex.newSink()
 		l.closedUsers.session = session
 		ex.wg.Go(l.runClosed)
 	}
@@ -249,6 +251,9 @@ func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
 // asks for it: asking now, on a socket kept for the run, stamps the first
 // responses too. Without it the loop reads as responses come.
 func (l *evloop) useStamps() {
+	if l.stamps {
+		return // the warm-up asked already
+	}
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return

@@ -24,3 +24,7 @@ func (ex *executor) startLoopsOpen([]*evloop, func() compile.SlotSource) {}
 func (ex *executor) startLoopsClosed([]*evloop, *atomic.Uint64)          {}
 
 func lowerThreadPriority() {}
+
+// tlsTransport: the loop's TLS is Linux's too; the fasthttp engine speaks
+// TLS itself.
+func (ex *executor) tlsTransport(*compile.Target) transportFactory { return nil }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"io"
+	"math"
 	"os"
 	"syscall"
 	"unsafe"
@@ -48,9 +49,12 @@ type lconn struct {
 	// owner is the session whose own connection this is
 	// (connection = "session"), -1 for a pool connection.
 	owner int32
-	// reused: the job came to c after c sat idle, so the server may have
-	// closed c meanwhile (see fail).
-	reused bool
+	// reused: the job came to c after c sat idle following an earlier
+	// response, so the server may have closed c meanwhile (see fail).
+	// served: c carried a response. A warm-up connection begins its first
+	// job unserved, like a fresh dial: a server that closes it then read
+	// the request, as far as anyone can tell.
+	reused, served bool
 }
 
 // dial opens a non-blocking connection for j.
@@ -59,51 +63,60 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 		l.finishJob(j, -1, 0, 0, &dialError{errAborted})
 		return
 	}
-	fd, err := newSocket(t.family, l.stamps)
+	c, err := l.openConn(t)
 	if err != nil {
 		l.finishJob(j, -1, 0, 0, &dialError{err})
 		return
 	}
-	if err := connect(fd, t.sa); err != nil {
-		closeFD(fd)
-		l.finishJob(j, -1, 0, 0, &dialError{err})
-		return
-	}
-	c := l.newConn(fd, t)
 	if j.own {
 		c.owner = j.sess
 		l.sessions[j.sess].conns[t.idx] = c
 	}
+	c.job = j
+	c.deadline = j.ready + int64(j.pr.timeout)
+	l.prepare(c)
+}
+
+// openConn starts a non-blocking connect to t: a connection dialing, with
+// no job yet (dial gives it one; a warm-up dial never does, see warm).
+func (l *evloop) openConn(t *ltarget) (*lconn, error) {
+	fd, err := newSocket(t.family, l.stamps)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(fd, t.sa); err != nil {
+		closeFD(fd)
+		return nil, err
+	}
+	c := l.newConn(fd, t)
 	if t.transport != nil {
 		id := c.id
 		tr, err := t.transport(func() { l.p.wake(id) })
 		if err != nil {
 			l.releaseConn(c)
-			l.finishJob(j, -1, 0, 0, &dialError{err})
-			return
+			return nil, err
 		}
 		c.tr = tr
 	}
 	if err := l.p.add(fd, c.id, true); err != nil {
 		l.releaseConn(c)
-		l.finishJob(j, -1, 0, 0, &dialError{err})
-		return
+		return nil, err
 	}
 	c.wantOut = true
 	l.outs++
 	t.open++
 	c.state = connDialing
-	c.job = j
+	c.job = ljob{}
 	// The connect timeout counts from the dial, not from when the job
 	// began waiting: a job that waited in the queue for a connection
 	// (its timeout counts that wait) still gets the whole connect timeout
 	// for the connection it opens.
 	c.dialAt = l.ex.clock.now()
 	c.dialEnd = c.dialAt + t.connect
-	c.deadline = j.ready + int64(j.pr.timeout)
+	c.deadline = math.MaxInt64
 	l.busy++
 	l.armScan()
-	l.prepare(c)
+	return c, nil
 }
 
 func (l *evloop) newConn(fd int, t *ltarget) *lconn {
@@ -116,7 +129,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c.codec = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
-	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.connect, c.mux = fd, t, 0, false, nil, -1, false, 0, nil
+	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.served, c.connect, c.mux = fd, t, 0, false, nil, -1, false, false, 0, nil
 	return c
 }
 
@@ -137,6 +150,18 @@ func (l *evloop) connected(c *lconn) {
 		return
 	}
 	l.ex.protos[c.t.idx].http1.Add(1)
+	l.start(c)
+}
+
+// start sends c's job now c is open, or parks c when it has none (a
+// warm-up dial).
+func (l *evloop) start(c *lconn) {
+	if c.job.pr == nil {
+		l.busy--
+		c.connect = 0 // no request waited for it: meta.json's warmup says what it took
+		l.reuse(c)
+		return
+	}
 	l.write(c)
 }
 
@@ -166,7 +191,7 @@ func (l *evloop) pump(c *lconn) {
 				l.fail(c, errNoH2)
 			default:
 				l.ex.protos[c.t.idx].http1.Add(1)
-				l.write(c)
+				l.start(c)
 			}
 		}
 	case connBusy:
@@ -177,7 +202,7 @@ func (l *evloop) pump(c *lconn) {
 // begin starts j on the idle connection c.
 func (l *evloop) begin(c *lconn, j ljob) {
 	c.state = connBusy
-	c.reused = true
+	c.reused = c.served
 	c.job = j
 	c.deadline = j.ready + int64(j.pr.timeout)
 	l.busy++
@@ -416,6 +441,7 @@ func (l *evloop) complete(c *lconn, done int64) {
 	keepConn := resp.keepAlive && c.rlen == 0 && c.pending == nil
 	l.recordAnswer(&j, c.sent, done, c.out, c.in, c.connect, resp) // before c takes another job
 	c.connect = 0
+	c.served = true
 	l.busy--
 	switch {
 	case !keepConn || l.ex.aborted.Load():
@@ -474,6 +500,15 @@ func (l *evloop) fail(c *lconn, err error) {
 		return
 	}
 	j, sent, out, in := c.job, c.sent, c.out, c.in
+	if j.pr == nil {
+		// A warm-up dial that failed: nobody's request. The first
+		// request that needs the connection dials again, and records
+		// what happens then.
+		l.busy--
+		l.closeConn(c)
+		l.refill(c.t)
+		return
+	}
 	dialing := c.state == connDialing || c.state == connHandshaking
 	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && closedByPeer(err) && !l.ex.aborted.Load()
 	l.busy--

@@ -61,7 +61,11 @@ func (l *evloop) startMux(c *lconn) {
 	}
 	j := c.job
 	l.busy-- // the dial's job now counts as its stream
-	m.start(j)
+	if j.pr != nil {
+		m.start(j)
+	} else {
+		c.connect = 0 // a warm-up dial: no request waited for it
+	}
 	l.muxFill(c)
 	l.muxLater(c)
 }

@@ -38,6 +38,9 @@ type Meta struct {
 	OK          int64                       `json:"ok"`
 	Thresholds  []string                    `json:"threshold_failures,omitempty"`
 	TLS         *MetaTLS                    `json:"tls,omitempty"`
+	// Warmup: the connections the loop engine opened before instant zero,
+	// and how long that took (the run's clock starts after it).
+	Warmup *warmup `json:"warmup,omitempty"`
 
 	// FirstSend is when the first request went out, and FirstSendSkewMs how
 	// far that was from its due instant: how this shard's start lined up

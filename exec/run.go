@@ -194,7 +194,6 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
 	ex.clock.base = time.Now().Add(time.Until(out.Start))
-	overrun := ex.watchScheduleEnd()
 	cl, err := newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
 	if err != nil {
 		return nil, err
@@ -217,6 +216,21 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		eng = opt.engine(ex)
 	}
 	out.Engine, meta.Engine = eng.name(), eng.name()
+	if w, ok := eng.(warmer); ok {
+		// Connections open before instant zero: a shared --start-at is
+		// kept (the warm-up ends a little before it), else the clock
+		// starts when the warm-up ends.
+		until := ex.clock.now() + int64(warmLimit)
+		if !opt.StartAt.IsZero() {
+			until = min(until, -int64(time.Millisecond))
+		}
+		meta.Warmup = w.warm(until)
+		if opt.StartAt.IsZero() {
+			out.Start = time.Now()
+			ex.clock.base = out.Start
+		}
+	}
+	overrun := ex.watchScheduleEnd()
 
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
 	if err != nil {
