@@ -63,7 +63,7 @@ type Reader struct {
 	fastFrom *fastStart
 	want     [11]bool // the columns Next decodes (Only), schema order
 	started  bool
-	seq  uint64      // batches read through rd
+	seq      uint64 // batches read through rd
 	// skippedFirst: the writer's empty first batch was passed over.
 	skippedFirst bool
 	handed       int // batches handed out by the fast reader
