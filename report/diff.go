@@ -179,7 +179,7 @@ type sideTally struct {
 	eps      map[string]*epDiff
 	// lat holds each slot's slowest ok latency in µs + 1 (0: none), so
 	// run B can compare slot by slot; nil when not needed.
-	lat []uint32
+	lat *slotTable
 }
 
 type epDiff struct {
@@ -254,7 +254,7 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
 	}
 	if ref == nil {
-		t.lat = []uint32{} // A keeps its latencies for B
+		t.lat = &slotTable{} // A keeps its latencies for B
 	}
 	if info, err := RunPlan(in, r.Meta); err != nil {
 		t.warnings = append(t.warnings, err.Error())
@@ -278,7 +278,11 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 			}
 			epOf = append(epOf, e)
 		}
-		t.seen.AddMany(b.Slot)
+		if n := b.Len; n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot) {
+			t.seen.AddRange(b.Slot[0], b.Slot[n-1]+1) // a batch of consecutive slots, as most are
+		} else {
+			t.seen.AddMany(b.Slot)
+		}
 		for i := 0; i < b.Len; i++ {
 			ei, slot, lat := b.Endpoint[i], b.Slot[i], b.Latency[i]
 			ep := epOf[ei]
@@ -312,14 +316,13 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 			us := uint32(min(lat/1000, 1<<32-2)) + 1
 			switch {
 			case t.lat != nil && slot < maxDiffSlot:
-				if slot >= uint64(len(t.lat)) {
-					t.lat = slices.Grow(t.lat, int(slot)+1-len(t.lat))[:slot+1]
-				}
-				t.lat[slot] = max(t.lat[slot], us)
-			case ref != nil && ref.lat != nil && slot < uint64(len(ref.lat)) && ref.lat[slot] != 0:
-				ep.compared++
-				if float64(us) > factor*float64(ref.lat[slot]) {
-					ep.slower++
+				t.lat.maxAt(slot, us)
+			case ref != nil && ref.lat != nil:
+				if a := ref.lat.at(slot); a != 0 {
+					ep.compared++
+					if float64(us) > factor*float64(a) {
+						ep.slower++
+					}
 				}
 			}
 		}
@@ -348,6 +351,16 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 	}
 	t.side.Latency = t.latency.Percentiles()
 	return t, nil
+}
+
+// contiguous says whether slots climb by one from the first.
+func contiguous(slots []uint64) bool {
+	for i, s := range slots {
+		if s != slots[0]+uint64(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // slotGroups splits slots by the failure groups of side t, largest first.
