@@ -2,9 +2,12 @@ package report
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
@@ -96,24 +99,40 @@ const (
 // BuildDiff reads run a, then run b (run directories or results files),
 // once each.
 func BuildDiff(a, b string, opts DiffOptions) (*Diff, error) {
+	return BuildDiffShards([]string{a}, []string{b}, opts)
+}
+
+// BuildDiffShards diffs two runs each given as one or more inputs: a run
+// directory, a results file, or a directory of shard run directories; the
+// inputs of a side are the shards of one run (one schedule, distinct
+// stripes), whose slots are read as one run's.
+func BuildDiffShards(a, b []string, opts DiffOptions) (*Diff, error) {
 	if opts.SlowerFactor <= 1 {
 		opts.SlowerFactor = 2
 	}
+	ina, err := diffInputs(a)
+	if err != nil {
+		return nil, err
+	}
+	inb, err := diffInputs(b)
+	if err != nil {
+		return nil, err
+	}
 	d := &Diff{SlowerFactor: opts.SlowerFactor, Warnings: []string{}}
-	sa, err := readDiffSide(a, nil, opts.SlowerFactor)
+	sa, err := readDiffSide(strings.Join(a, ","), ina, nil, opts.SlowerFactor)
 	if err != nil {
 		return nil, err
 	}
 	d.A = sa.side
 	d.Warnings = append(d.Warnings, sa.warnings...)
-	d.SameSchedule = sa.side.ScheduleHash != "" && sa.side.ScheduleHash == peekHash(b)
+	d.SameSchedule = sa.side.ScheduleHash != "" && sa.side.ScheduleHash == peekHash(inb[0])
 	var ref *sideTally
 	if d.SameSchedule {
 		ref = sa
 	} else {
 		sa.lat = nil // only the summaries are compared
 	}
-	sb, err := readDiffSide(b, ref, opts.SlowerFactor)
+	sb, err := readDiffSide(strings.Join(b, ","), inb, ref, opts.SlowerFactor)
 	if err != nil {
 		return nil, err
 	}
@@ -140,12 +159,54 @@ func BuildDiff(a, b string, opts DiffOptions) (*Diff, error) {
 	return d, nil
 }
 
-// peekHash reads a run's schedule hash from its results' metadata.
-func peekHash(path string) string {
-	in, err := ResolveInput(path)
-	if err != nil {
-		return ""
+// diffInputs resolves one side's paths; a directory holding no results
+// but run directories that do (shard-0, shard-1, …) stands for them all.
+func diffInputs(paths []string) ([]Input, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no inputs: pass a run directory, a results file or an archive for each side")
 	}
+	var out []Input
+	for _, p := range paths {
+		if shards := shardDirs(p); len(shards) > 0 {
+			for _, s := range shards {
+				in, err := ResolveInput(s)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, in)
+			}
+			continue
+		}
+		in, err := ResolveInput(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// shardDirs lists the run directories directly inside dir when dir itself
+// has no results file; nil otherwise.
+func shardDirs(dir string) []string {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || exists(filepath.Join(dir, ResultsFile)) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries { // ReadDir sorts by name
+		if p := filepath.Join(dir, e.Name()); e.IsDir() && exists(filepath.Join(p, ResultsFile)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// peekHash reads a run's schedule hash from its results' metadata.
+func peekHash(in Input) string {
 	r, err := results.Open(in.Results)
 	if err != nil {
 		return ""
@@ -233,37 +294,104 @@ func (g *failGroup) add(slot uint64, due int64) {
 // maxDiffSlot bounds the per-slot latency table (4 bytes a slot).
 const maxDiffSlot = 1 << 30
 
-func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, error) {
-	in, err := ResolveInput(path)
-	if err != nil {
-		return nil, err
-	}
-	r, err := results.Open(in.Results)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	// Of eleven columns the diff needs six: the others are checked (the
-	// body checksum) but not decompressed.
-	if err := r.Only(results.ColSlot, results.ColEndpoint, results.ColScheduled, results.ColLatency, results.ColStatus, results.ColError); err != nil {
-		return nil, err
-	}
+func readDiffSide(path string, inputs []Input, ref *sideTally, factor float64) (*sideTally, error) {
 	t := &sideTally{
-		side: DiffSide{Path: path, ScheduleHash: r.Meta.ScheduleHash},
+		side: DiffSide{Path: path},
 		seen: roaring64.New(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
 		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
 	}
 	if ref == nil {
 		t.lat = &slotTable{} // A keeps its latencies for B
 	}
-	if info, err := RunPlan(in, r.Meta); err != nil {
-		t.warnings = append(t.warnings, err.Error())
-	} else if info != nil {
-		t.model = info.Model
-	}
-	var epOf []*epDiff
+	var shards []results.Shard
 	var completed int64
 	firstDue, lastEnd := int64(1<<63-1), int64(-1<<63)
+	for i, in := range inputs {
+		r, err := results.Open(in.Results)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			t.side.ScheduleHash = r.Meta.ScheduleHash
+			if info, err := RunPlan(in, r.Meta); err != nil {
+				t.warnings = append(t.warnings, err.Error())
+			} else if info != nil {
+				t.model = info.Model
+			}
+		} else if r.Meta.ScheduleHash != t.side.ScheduleHash {
+			r.Close()
+			return nil, fmt.Errorf("%s (schedule hash %q) and %s (schedule hash %q) come from different schedules: the inputs of one side must be shards of one run", inputs[0].Path, t.side.ScheduleHash, in.Path, r.Meta.ScheduleHash)
+		}
+		shards = append(shards, r.Meta.Shard)
+		c, first, last, err := t.read(r, in, ref, factor)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		completed += c
+		firstDue, lastEnd = min(firstDue, first), max(lastEnd, last)
+	}
+	if len(inputs) > 1 {
+		w, err := shardSetWarnings(inputs, shards)
+		if err != nil {
+			return nil, err
+		}
+		t.warnings = append(t.warnings, w...)
+	}
+	t.side.Requests = t.side.Rows
+	t.side.Slots = int64(t.seen.GetCardinality())
+	t.side.FailedSlots = int64(t.failed.GetCardinality())
+	if t.side.Requests > 0 {
+		t.side.ErrorRate = float64(t.side.Errors) / float64(t.side.Requests)
+	}
+	if completed > 0 && lastEnd > firstDue {
+		t.side.ThroughputRPS = float64(completed) / (float64(lastEnd-firstDue) / 1e9)
+	}
+	for _, e := range t.eps {
+		t.latency.Merge(e.latency)
+	}
+	t.side.Latency = t.latency.Percentiles()
+	return t, nil
+}
+
+// shardSetWarnings checks that the inputs of one side are distinct shards
+// of one split (an error otherwise: their slots would be counted twice) and
+// warns when some of the split's shards are not among them.
+func shardSetWarnings(inputs []Input, shards []results.Shard) ([]string, error) {
+	count := shards[0].Count
+	held := map[int]string{}
+	for i, s := range shards {
+		if s.Count <= 1 || s.Count != count {
+			return nil, fmt.Errorf("%s is shard %s and %s is shard %s: the inputs of one side must be distinct shards of one run (from apply --shard i/n)", inputs[0].Path, shards[0], inputs[i].Path, s)
+		}
+		if prev, ok := held[s.Index]; ok {
+			return nil, fmt.Errorf("%s and %s are both shard %s: pass each shard once", prev, inputs[i].Path, s)
+		}
+		held[s.Index] = inputs[i].Path
+	}
+	if len(held) == count {
+		return nil, nil
+	}
+	var missing []string
+	for i := range count {
+		if _, ok := held[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	return []string{fmt.Sprintf("%s: shard %s missing: the diff covers %d of %d shards", inputs[0].Path, strings.Join(missing, ", "), len(held), count)}, nil
+}
+
+// read folds one input's rows into t; it returns the rows with a response
+// and the first due and last end instants among them.
+func (t *sideTally) read(r *results.Reader, in Input, ref *sideTally, factor float64) (completed, firstDue, lastEnd int64, err error) {
+	// Of eleven columns the diff needs six: the others are checked (the
+	// body checksum) but not decompressed.
+	if err := r.Only(results.ColSlot, results.ColEndpoint, results.ColScheduled, results.ColLatency, results.ColStatus, results.ColError); err != nil {
+		return 0, 0, 0, err
+	}
+	firstDue, lastEnd = int64(1<<63-1), int64(-1<<63)
+	rows := t.side.Rows
+	var epOf []*epDiff
 	for {
 		b, ok := r.Next()
 		if !ok {
@@ -329,28 +457,15 @@ func readDiffSide(path string, ref *sideTally, factor float64) (*sideTally, erro
 		t.side.Rows += int64(b.Len)
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Results, err)
+		return 0, 0, 0, fmt.Errorf("%s: %w", in.Results, err)
 	}
 	if r.Truncated != nil {
-		t.warnings = append(t.warnings, fmt.Sprintf("%s: %v; the diff covers the %d rows before it", in.Results, r.Truncated, t.side.Rows))
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: %v; the diff covers the %d rows before it", in.Results, r.Truncated, t.side.Rows-rows))
 	}
 	if r.Unchecked > 0 {
 		t.warnings = append(t.warnings, fmt.Sprintf("%s: %d batches carry no checksum: damage inside them cannot be detected", in.Results, r.Unchecked))
 	}
-	t.side.Requests = t.side.Rows
-	t.side.Slots = int64(t.seen.GetCardinality())
-	t.side.FailedSlots = int64(t.failed.GetCardinality())
-	if t.side.Requests > 0 {
-		t.side.ErrorRate = float64(t.side.Errors) / float64(t.side.Requests)
-	}
-	if completed > 0 && lastEnd > firstDue {
-		t.side.ThroughputRPS = float64(completed) / (float64(lastEnd-firstDue) / 1e9)
-	}
-	for _, e := range t.eps {
-		t.latency.Merge(e.latency)
-	}
-	t.side.Latency = t.latency.Percentiles()
-	return t, nil
+	return completed, firstDue, lastEnd, nil
 }
 
 // contiguous says whether slots climb by one from the first.
