@@ -53,7 +53,13 @@ func newShardCheck(inputs []Input, metas []results.Meta) *shardCheck {
 	return c
 }
 
-func (c *shardCheck) add(input int, slots []uint64) { c.slots[input].AddMany(slots) }
+func (c *shardCheck) add(input int, slots []uint64) {
+	if n := len(slots); n > 0 && slots[n-1]-slots[0] == uint64(n-1) && contiguous(slots) {
+		c.slots[input].AddRange(slots[0], slots[n-1]+1) // consecutive slots, as most batches of a run are
+		return
+	}
+	c.slots[input].AddMany(slots)
+}
 
 func (c *shardCheck) label(i int) string {
 	return fmt.Sprintf("%s (shard %s)", c.inputs[i].Path, c.metas[i].Shard)
