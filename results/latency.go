@@ -78,23 +78,17 @@ func (h *LatencyHistogram) hdr() *hdrhistogram.Histogram {
 }
 
 // Record adds one latency in ns; callers skip negative ones (no response).
+// It is small enough to be inlined into the report's loop.
 func (h *LatencyHistogram) Record(v int64) {
-	if v < h.min {
-		h.min = v
-	}
-	if v > h.max {
-		h.max = v
-	}
+	h.min = min(h.min, v)
+	h.max = max(h.max, v)
 	var carry uint64
 	h.sumLo, carry = bits.Add64(h.sumLo, uint64(v), 0)
 	h.sumHi += carry
 	h.count++
-	if v > hdrHighest {
-		v = hdrHighest
-	} else if v < 1 {
-		v = 1 // a zero latency happens only with coarse clocks; 1 ns is as good
-	}
-	h.counts[hdrIndex(v)]++
+	// Beyond an hour, quantiles clamp; a zero latency happens only with
+	// coarse clocks, and 1 ns is as good.
+	h.counts[hdrIndex(min(max(v, 1), hdrHighest))]++
 }
 
 // Count is how many latencies were recorded.
