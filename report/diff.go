@@ -241,6 +241,13 @@ type sideTally struct {
 	// lat holds each slot's slowest ok latency in µs + 1 (0: none), so
 	// run B can compare slot by slot; nil when not needed.
 	lat *slotTable
+
+	completed         int64 // rows with a response
+	firstDue, lastEnd int64
+	shards            []results.Shard // of each input
+	inputRows         int64           // rows before the current input
+	epOf              []*epDiff       // the batch's endpoint indices
+	ok                []okRow         // the batch's ok rows
 }
 
 type epDiff struct {
@@ -294,47 +301,106 @@ func (g *failGroup) add(slot uint64, due int64) {
 // maxDiffSlot bounds the per-slot latency table (4 bytes a slot).
 const maxDiffSlot = 1 << 30
 
-func readDiffSide(path string, inputs []Input, ref *sideTally, factor float64) (*sideTally, error) {
-	t := &sideTally{
+func newSideTally(path string) *sideTally {
+	return &sideTally{
 		side: DiffSide{Path: path},
 		seen: roaring64.New(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
 		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
+		firstDue: 1<<63 - 1, lastEnd: -1 << 63,
 	}
+}
+
+// readDiffSide reads one side's inputs in turn. Side A (ref nil) keeps
+// its per-slot latencies; side B compares its own with ref's.
+func readDiffSide(path string, inputs []Input, ref *sideTally, factor float64) (*sideTally, error) {
+	t := newSideTally(path)
 	if ref == nil {
 		t.lat = &slotTable{} // A keeps its latencies for B
 	}
-	var shards []results.Shard
-	var completed int64
-	firstDue, lastEnd := int64(1<<63-1), int64(-1<<63)
 	for i, in := range inputs {
-		r, err := results.Open(in.Results)
+		r, err := t.open(i, inputs)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			t.side.ScheduleHash = r.Meta.ScheduleHash
-			if info, err := RunPlan(in, r.Meta); err != nil {
-				t.warnings = append(t.warnings, err.Error())
-			} else if info != nil {
-				t.model = info.Model
+		for {
+			b, ok := r.Next()
+			if !ok {
+				break
 			}
-		} else if r.Meta.ScheduleHash != t.side.ScheduleHash {
-			r.Close()
-			return nil, fmt.Errorf("%s (schedule hash %q) and %s (schedule hash %q) come from different schedules: the inputs of one side must be shards of one run", inputs[0].Path, t.side.ScheduleHash, in.Path, r.Meta.ScheduleHash)
+			t.batch(b, r.Meta.Expect)
+			for _, o := range t.ok {
+				switch {
+				case t.lat != nil && o.slot < maxDiffSlot:
+					t.lat.maxAt(o.slot, o.us)
+				case ref != nil && ref.lat != nil:
+					if a := ref.lat.at(o.slot); a != 0 {
+						o.ep.compared++
+						if float64(o.us) > factor*float64(a) {
+							o.ep.slower++
+						}
+					}
+				}
+			}
 		}
-		shards = append(shards, r.Meta.Shard)
-		c, first, last, err := t.read(r, in, ref, factor)
+		err = t.finishInput(r, in)
 		r.Close()
 		if err != nil {
 			return nil, err
 		}
-		completed += c
-		firstDue, lastEnd = min(firstDue, first), max(lastEnd, last)
 	}
+	return t, t.finish(inputs)
+}
+
+// open opens input i of the side: its schedule must be the side's, and
+// only the columns the diff reads are decoded.
+func (t *sideTally) open(i int, inputs []Input) (*results.Reader, error) {
+	in := inputs[i]
+	r, err := results.Open(in.Results)
+	if err != nil {
+		return nil, err
+	}
+	if i == 0 {
+		t.side.ScheduleHash = r.Meta.ScheduleHash
+		if info, err := RunPlan(in, r.Meta); err != nil {
+			t.warnings = append(t.warnings, err.Error())
+		} else if info != nil {
+			t.model = info.Model
+		}
+	} else if r.Meta.ScheduleHash != t.side.ScheduleHash {
+		r.Close()
+		return nil, fmt.Errorf("%s (schedule hash %q) and %s (schedule hash %q) come from different schedules: the inputs of one side must be shards of one run", inputs[0].Path, t.side.ScheduleHash, in.Path, r.Meta.ScheduleHash)
+	}
+	t.shards = append(t.shards, r.Meta.Shard)
+	t.inputRows = t.side.Rows
+	// Of eleven columns the diff needs six: the others are checked (the
+	// body checksum) but not decompressed.
+	if err := r.Only(results.ColSlot, results.ColEndpoint, results.ColScheduled, results.ColLatency, results.ColStatus, results.ColError); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// finishInput notes how reading one input ended.
+func (t *sideTally) finishInput(r *results.Reader, in Input) error {
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%s: %w", in.Results, err)
+	}
+	if r.Truncated != nil {
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: %v; the diff covers the %d rows before it", in.Results, r.Truncated, t.side.Rows-t.inputRows))
+	}
+	if r.Unchecked > 0 {
+		t.warnings = append(t.warnings, fmt.Sprintf("%s: %d batches carry no checksum: damage inside them cannot be detected", in.Results, r.Unchecked))
+	}
+	return nil
+}
+
+// finish turns the side's counters into its summary.
+func (t *sideTally) finish(inputs []Input) error {
 	if len(inputs) > 1 {
-		w, err := shardSetWarnings(inputs, shards)
+		w, err := shardSetWarnings(inputs, t.shards)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.warnings = append(t.warnings, w...)
 	}
@@ -344,14 +410,14 @@ func readDiffSide(path string, inputs []Input, ref *sideTally, factor float64) (
 	if t.side.Requests > 0 {
 		t.side.ErrorRate = float64(t.side.Errors) / float64(t.side.Requests)
 	}
-	if completed > 0 && lastEnd > firstDue {
-		t.side.ThroughputRPS = float64(completed) / (float64(lastEnd-firstDue) / 1e9)
+	if t.completed > 0 && t.lastEnd > t.firstDue {
+		t.side.ThroughputRPS = float64(t.completed) / (float64(t.lastEnd-t.firstDue) / 1e9)
 	}
 	for _, e := range t.eps {
 		t.latency.Merge(e.latency)
 	}
 	t.side.Latency = t.latency.Percentiles()
-	return t, nil
+	return nil
 }
 
 // shardSetWarnings checks that the inputs of one side are distinct shards
@@ -381,91 +447,65 @@ func shardSetWarnings(inputs []Input, shards []results.Shard) ([]string, error) 
 	return []string{fmt.Sprintf("%s: shard %s missing: the diff covers %d of %d shards", inputs[0].Path, strings.Join(missing, ", "), len(held), count)}, nil
 }
 
-// read folds one input's rows into t; it returns the rows with a response
-// and the first due and last end instants among them.
-func (t *sideTally) read(r *results.Reader, in Input, ref *sideTally, factor float64) (completed, firstDue, lastEnd int64, err error) {
-	// Of eleven columns the diff needs six: the others are checked (the
-	// body checksum) but not decompressed.
-	if err := r.Only(results.ColSlot, results.ColEndpoint, results.ColScheduled, results.ColLatency, results.ColStatus, results.ColError); err != nil {
-		return 0, 0, 0, err
-	}
-	firstDue, lastEnd = int64(1<<63-1), int64(-1<<63)
-	rows := t.side.Rows
-	var epOf []*epDiff
-	for {
-		b, ok := r.Next()
-		if !ok {
-			break
+// okRow is an ok row's slot, latency (µs + 1) and endpoint, kept for the
+// slot-by-slot comparison.
+type okRow struct {
+	slot uint64
+	us   uint32
+	ep   *epDiff
+}
+
+// batch folds one batch into t; its ok rows are left in t.ok.
+func (t *sideTally) batch(b *results.Batch, expect map[string][]int) {
+	t.epOf = t.epOf[:0]
+	for _, name := range b.EndpointNames {
+		e := t.eps[name]
+		if e == nil {
+			e = newEpDiff(expect[name])
+			t.eps[name] = e
 		}
-		epOf = epOf[:0]
-		for _, name := range b.EndpointNames {
-			e := t.eps[name]
-			if e == nil {
-				e = newEpDiff(r.Meta.Expect[name])
-				t.eps[name] = e
-			}
-			epOf = append(epOf, e)
+		t.epOf = append(t.epOf, e)
+	}
+	epOf := t.epOf
+	if n := b.Len; n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot) {
+		t.seen.AddRange(b.Slot[0], b.Slot[n-1]+1) // a batch of consecutive slots, as most are
+	} else {
+		t.seen.AddMany(b.Slot)
+	}
+	t.ok = t.ok[:0]
+	for i := 0; i < b.Len; i++ {
+		ei, slot, lat := b.Endpoint[i], b.Slot[i], b.Latency[i]
+		ep := epOf[ei]
+		errName := b.ErrorNames[b.Error[i]]
+		st := int(b.Status[i])
+		due := b.Scheduled[i]
+		t.firstDue = min(t.firstDue, due)
+		isOK := errName == "" && lat >= 0 && ep.expects(st)
+		if lat >= 0 {
+			t.completed++
+			t.lastEnd = max(t.lastEnd, due+lat)
+			ep.latency.Record(lat) // t.latency is merged from these in finish
 		}
-		if n := b.Len; n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot) {
-			t.seen.AddRange(b.Slot[0], b.Slot[n-1]+1) // a batch of consecutive slots, as most are
-		} else {
-			t.seen.AddMany(b.Slot)
+		if !isOK {
+			t.side.Errors++
+			kind := errName
+			if kind == "" {
+				kind = statusKind(st)
+			}
+			k := groupKey{b.EndpointNames[ei], kind}
+			g := t.groups[k]
+			if g == nil {
+				g = &failGroup{slots: roaring64.New()}
+				t.groups[k] = g
+			}
+			g.slots.Add(slot)
+			g.add(slot, due)
+			t.failed.Add(slot)
+			continue
 		}
-		for i := 0; i < b.Len; i++ {
-			ei, slot, lat := b.Endpoint[i], b.Slot[i], b.Latency[i]
-			ep := epOf[ei]
-			errName := b.ErrorNames[b.Error[i]]
-			st := int(b.Status[i])
-			due := b.Scheduled[i]
-			firstDue = min(firstDue, due)
-			okRow := errName == "" && lat >= 0 && ep.expects(st)
-			if lat >= 0 {
-				completed++
-				lastEnd = max(lastEnd, due+lat)
-				ep.latency.Record(lat) // t.latency is merged from these below
-			}
-			if !okRow {
-				t.side.Errors++
-				kind := errName
-				if kind == "" {
-					kind = statusKind(st)
-				}
-				k := groupKey{b.EndpointNames[ei], kind}
-				g := t.groups[k]
-				if g == nil {
-					g = &failGroup{slots: roaring64.New()}
-					t.groups[k] = g
-				}
-				g.slots.Add(slot)
-				g.add(slot, due)
-				t.failed.Add(slot)
-				continue
-			}
-			us := uint32(min(lat/1000, 1<<32-2)) + 1
-			switch {
-			case t.lat != nil && slot < maxDiffSlot:
-				t.lat.maxAt(slot, us)
-			case ref != nil && ref.lat != nil:
-				if a := ref.lat.at(slot); a != 0 {
-					ep.compared++
-					if float64(us) > factor*float64(a) {
-						ep.slower++
-					}
-				}
-			}
-		}
-		t.side.Rows += int64(b.Len)
+		t.ok = append(t.ok, okRow{slot: slot, us: uint32(min(lat/1000, 1<<32-2)) + 1, ep: ep})
 	}
-	if err := r.Err(); err != nil {
-		return 0, 0, 0, fmt.Errorf("%s: %w", in.Results, err)
-	}
-	if r.Truncated != nil {
-		t.warnings = append(t.warnings, fmt.Sprintf("%s: %v; the diff covers the %d rows before it", in.Results, r.Truncated, t.side.Rows-rows))
-	}
-	if r.Unchecked > 0 {
-		t.warnings = append(t.warnings, fmt.Sprintf("%s: %d batches carry no checksum: damage inside them cannot be detected", in.Results, r.Unchecked))
-	}
-	return completed, firstDue, lastEnd, nil
+	t.side.Rows += int64(b.Len)
 }
 
 // contiguous says whether slots climb by one from the first.
