@@ -119,23 +119,32 @@ func BuildDiffShards(a, b []string, opts DiffOptions) (*Diff, error) {
 		return nil, err
 	}
 	d := &Diff{SlowerFactor: opts.SlowerFactor, Warnings: []string{}}
-	sa, err := readDiffSide(strings.Join(a, ","), ina, nil, opts.SlowerFactor)
-	if err != nil {
-		return nil, err
+	var sa, sb *sideTally
+	if canLockstep(ina, inb) {
+		// One schedule, one row per slot: both runs are read in step and
+		// their slots paired a page at a time, so memory does not grow
+		// with the number of slots.
+		if sa, sb, err = lockstepDiff(strings.Join(a, ","), strings.Join(b, ","), ina[0], inb[0], opts.SlowerFactor); err != nil {
+			return nil, err
+		}
+		d.SameSchedule = true
+	} else {
+		if sa, err = readDiffSide(strings.Join(a, ","), ina, nil, opts.SlowerFactor); err != nil {
+			return nil, err
+		}
+		d.SameSchedule = sa.side.ScheduleHash != "" && sa.side.ScheduleHash == peekHash(inb[0])
+		var ref *sideTally
+		if d.SameSchedule {
+			ref = sa
+		} else {
+			sa.lat = nil // only the summaries are compared
+		}
+		if sb, err = readDiffSide(strings.Join(b, ","), inb, ref, opts.SlowerFactor); err != nil {
+			return nil, err
+		}
 	}
 	d.A = sa.side
 	d.Warnings = append(d.Warnings, sa.warnings...)
-	d.SameSchedule = sa.side.ScheduleHash != "" && sa.side.ScheduleHash == peekHash(inb[0])
-	var ref *sideTally
-	if d.SameSchedule {
-		ref = sa
-	} else {
-		sa.lat = nil // only the summaries are compared
-	}
-	sb, err := readDiffSide(strings.Join(b, ","), inb, ref, opts.SlowerFactor)
-	if err != nil {
-		return nil, err
-	}
 	d.B = sb.side
 	d.Warnings = append(d.Warnings, sb.warnings...)
 	if !d.SameSchedule {
@@ -248,6 +257,7 @@ type sideTally struct {
 	inputRows         int64           // rows before the current input
 	epOf              []*epDiff       // the batch's endpoint indices
 	ok                []okRow         // the batch's ok rows
+	contiguous        bool            // the batch's slots climb by one
 }
 
 type epDiff struct {
@@ -467,7 +477,9 @@ func (t *sideTally) batch(b *results.Batch, expect map[string][]int) {
 		t.epOf = append(t.epOf, e)
 	}
 	epOf := t.epOf
-	if n := b.Len; n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot) {
+	n := b.Len
+	t.contiguous = n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot)
+	if t.contiguous {
 		t.seen.AddRange(b.Slot[0], b.Slot[n-1]+1) // a batch of consecutive slots, as most are
 	} else {
 		t.seen.AddMany(b.Slot)
