@@ -38,14 +38,20 @@ func TestReadBySecondImplementation(t *testing.T) {
 	// Batches of 40,000 rows (columns of several zstd blocks), 1,000, 100
 	// (one Huffman stream, not four) and 1 (too small to compress): every
 	// encoding the writer chooses (batchwrite.go, zstdlit.go) is read.
-	rows := randomRows(41_101, 11)
+	rows := randomRows(43_101, 11)
+	for i := 41_101; i < len(rows); i++ {
+		// A last batch whose bytes_in are random 32-bit values: no
+		// encoding shrinks them, so the buffer is stored uncompressed
+		// (length -1).
+		rows[i].BytesIn = uint32(i) * 2654435761
+	}
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, testMeta, []string{"home", "create", "s.login"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := 0
-	for _, n := range []int{40_000, 1000, 100, 1} {
+	for _, n := range []int{40_000, 1000, 100, 1, 2000} {
 		if err := w.Write(rows[at : at+n]); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"testing"
 )
@@ -174,5 +175,44 @@ func TestOnlyReadsOlderFilesWhole(t *testing.T) {
 	}
 	if len(offs) != 3 || caught != len(offs) {
 		t.Fatalf("%d of %d flips in the slot column of older batches caught", caught, len(offs))
+	}
+}
+
+// TestIncompressibleColumnStoredAsIs: a column no encoding shrinks is
+// stored uncompressed (the IPC format's length -1) and reads back.
+func TestIncompressibleColumnStoredAsIs(t *testing.T) {
+	rows := randomRows(2000, 3)
+	for i := range rows {
+		rows[i].BytesIn = uint32(i) * 2654435761
+	}
+	data := writeRows(t, rows, 2000)
+	got, _, damaged := readBack(data)
+	if damaged || !slices.Equal(got, rows) {
+		t.Fatalf("damaged %v, %d rows of %d", damaged, len(got), len(rows))
+	}
+	raw := map[int]bool{}
+	pos := 0
+	for pos+8 <= len(data) {
+		n := int(binary.LittleEndian.Uint32(data[pos+4:]))
+		if n == 0 {
+			break
+		}
+		meta := data[pos+8 : pos+8+n]
+		bodyLen, _ := messageBodyLen(meta)
+		typ, hdr, _ := messageHeader(meta)
+		body := data[pos+8+n : pos+8+n+int(bodyLen)]
+		if typ == headerRecord {
+			rb, _ := readRecordBatch(hdr, len(body))
+			for i := 1; i < len(rb.buffers); i += 2 {
+				b := rb.buffers[i]
+				if b.length >= 8 && int64(binary.LittleEndian.Uint64(body[b.offset:])) == -1 {
+					raw[i/2] = true
+				}
+			}
+		}
+		pos += 8 + n + int(bodyLen)
+	}
+	if !raw[9] {
+		t.Fatalf("columns %v stored uncompressed, want bytes_in (9) among them", raw)
 	}
 }
