@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,11 +125,13 @@ func BuildDiffShards(a, b []string, opts DiffOptions) (*Diff, error) {
 		// One schedule, one row per slot: both runs are read in step and
 		// their slots paired a page at a time, so memory does not grow
 		// with the number of slots.
-		if sa, sb, err = lockstepDiff(strings.Join(a, ","), strings.Join(b, ","), ina[0], inb[0], opts.SlowerFactor); err != nil {
+		sa, sb, err = lockstepDiff(strings.Join(a, ","), strings.Join(b, ","), ina[0], inb[0], opts.SlowerFactor)
+		if err != nil && !errors.Is(err, errLateRows) {
 			return nil, err
 		}
-		d.SameSchedule = true
-	} else {
+		d.SameSchedule = err == nil
+	}
+	if !d.SameSchedule {
 		if sa, err = readDiffSide(strings.Join(a, ","), ina, nil, opts.SlowerFactor); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	stdbits "math/bits"
 
@@ -25,7 +26,8 @@ type slotPairs struct {
 	want   [2]pageWant
 	factor float64
 	// late counts rows that arrived for a page already compared: a slot
-	// with a second row, which runs without scenarios do not have.
+	// with a second row, which runs without scenarios do not have (the
+	// diff is then made again the other way, see BuildDiffShards).
 	late int64
 	// mostOpen is the most pages held at once (tests check it stays small).
 	mostOpen int
@@ -211,15 +213,16 @@ func (p *slotPairs) compare(n uint64) {
 }
 
 // finish compares the pages still open.
-func (p *slotPairs) finish() []string {
+func (p *slotPairs) finish() {
 	for n := range p.pages {
 		p.compare(n)
 	}
-	if p.late > 0 {
-		return []string{fmt.Sprintf("%d rows came for slots already compared (a slot with a second row, in a run without scenarios): they count in the figures, not in the slot-by-slot latency comparison", p.late)}
-	}
-	return nil
 }
+
+// errLateRows says a run has slots with several rows after all: pairing
+// slots a page at a time cannot be exact, so the diff reads A whole and
+// then B instead.
+var errLateRows = errors.New("a slot with several rows")
 
 // lastPairs is the slotPairs of the last lockstep diff, for tests.
 var lastPairs *slotPairs
@@ -272,7 +275,10 @@ func lockstepDiff(pathA, pathB string, a, b Input, factor float64) (*sideTally, 
 			return nil, nil, err
 		}
 	}
-	sides[1].warnings = append(sides[1].warnings, pairs.finish()...)
+	pairs.finish()
+	if pairs.late > 0 {
+		return nil, nil, fmt.Errorf("%w: %d rows came for slots already compared", errLateRows, pairs.late)
+	}
 	return sides[0], sides[1], nil
 }
 
