@@ -245,7 +245,8 @@ type sideTally struct {
 	side     DiffSide
 	warnings []string
 	model    string // from plan.tplan; "" when there is none
-	seen     *roaring64.Bitmap
+	seen     *roaring64.Bitmap // every slot the side holds, made from gather in finish
+	gather   *slotSet
 	failed   *roaring64.Bitmap
 	groups   map[groupKey]*failGroup
 	latency  *latencyHistogram
@@ -317,7 +318,7 @@ const maxDiffSlot = 1 << 30
 func newSideTally(path string) *sideTally {
 	return &sideTally{
 		side: DiffSide{Path: path},
-		seen: roaring64.New(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
+		gather: newSlotSet(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
 		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
 		firstDue: 1<<63 - 1, lastEnd: -1 << 63,
 	}
@@ -417,6 +418,7 @@ func (t *sideTally) finish(inputs []Input) error {
 		}
 		t.warnings = append(t.warnings, w...)
 	}
+	t.seen, t.gather = t.gather.bitmap(), nil
 	t.side.Requests = t.side.Rows
 	t.side.Slots = int64(t.seen.GetCardinality())
 	t.side.FailedSlots = int64(t.failed.GetCardinality())
@@ -482,11 +484,7 @@ func (t *sideTally) batch(b *results.Batch, expect map[string][]int) {
 	epOf := t.epOf
 	n := b.Len
 	t.contiguous = n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot)
-	if t.contiguous {
-		t.seen.AddRange(b.Slot[0], b.Slot[n-1]+1) // a batch of consecutive slots, as most are
-	} else {
-		t.seen.AddMany(b.Slot)
-	}
+	t.gather.addMany(b.Slot)
 	t.ok = t.ok[:0]
 	for i := 0; i < b.Len; i++ {
 		ei, slot, lat := b.Endpoint[i], b.Slot[i], b.Latency[i]

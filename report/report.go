@@ -161,6 +161,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		}
 		held := roaring64.New()
 		if shards != nil {
+			shards.inputRead(i)
 			held = shards.slots[i]
 		}
 		w, missing, part := completeness(inputs[i], r.Meta, held, info.Rows, runEndOf(env, inputs[i]))
