@@ -244,7 +244,7 @@ type groupKey struct{ endpoint, kind string }
 type sideTally struct {
 	side     DiffSide
 	warnings []string
-	model    string // from plan.tplan; "" when there is none
+	model    string            // from plan.tplan; "" when there is none
 	seen     *roaring64.Bitmap // every slot the side holds, made from gather in finish
 	gather   *slotSet
 	failed   *roaring64.Bitmap
@@ -317,7 +317,7 @@ const maxDiffSlot = 1 << 30
 
 func newSideTally(path string) *sideTally {
 	return &sideTally{
-		side: DiffSide{Path: path},
+		side:   DiffSide{Path: path},
 		gather: newSlotSet(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
 		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
 		firstDue: 1<<63 - 1, lastEnd: -1 << 63,
