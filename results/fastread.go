@@ -33,6 +33,11 @@ type fastStream struct {
 	// body checksum decodes only those, any other batch all of them (its
 	// content checksum covers them all).
 	want    [11]bool
+	// content says to check the content checksum of batches that also
+	// carry a body checksum: a reader that did not call Only (verify)
+	// checks both; one that did relies on the body checksum, which covers
+	// every byte the content one does.
+	content bool
 	jobs    chan *fastJob
 	order   chan *fastJob
 	free    chan *fastJob
@@ -88,11 +93,11 @@ type fastJob struct {
 	batch   Batch
 }
 
-func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int, want [11]bool) *fastStream {
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int, want [11]bool, content bool) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
 	s := &fastStream{
-		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11, want: want,
+		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
 		free:  make(chan *fastJob, inFlight+2),
@@ -284,7 +289,7 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 			job.connect, all = job.connect[:0], false
 		}
 	}
-	if bc.ok && all {
+	if bc.ok && all && (s.content || !bc.hasBody) {
 		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs, extra...); err != nil {
 			return err
 		}

@@ -62,6 +62,7 @@ type Reader struct {
 	// the schema and its layout; nil when arrow-go reads the batches.
 	fastFrom *fastStart
 	want     [11]bool // the columns Next decodes (Only), schema order
+	only     bool     // Only was called
 	started  bool
 	seq      uint64 // batches read through rd
 	// skippedFirst: the writer's empty first batch was passed over.
@@ -151,7 +152,9 @@ type fastStart struct {
 // compressed body (KeyBodySum), so every byte of them is still checked;
 // a batch without one (an older tressi, another writer) is decoded whole
 // to check its content checksum. Batch fields of columns left out may be
-// nil. Only must come before the first Next.
+// nil. Only must come before the first Next. A reader without Only (as
+// verify's) checks the content checksum of every batch too, which proves
+// the decoded values themselves.
 func (r *Reader) Only(cols ...string) error {
 	if r.started {
 		return fmt.Errorf("results: Only after Next")
@@ -168,7 +171,7 @@ func (r *Reader) Only(cols ...string) error {
 			return fmt.Errorf("results: no column %q", c)
 		}
 	}
-	r.want = want
+	r.want, r.only = want, true
 	return nil
 }
 
@@ -206,7 +209,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 	if !r.started {
 		r.started = true
 		if f := r.fastFrom; f != nil {
-			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, r.cols, r.want)
+			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, r.cols, r.want, !r.only)
 		}
 	}
 	if r.fast != nil {
