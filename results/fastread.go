@@ -32,7 +32,7 @@ type fastStream struct {
 	// want says which columns (schema order) Next needs; a batch with a
 	// body checksum decodes only those, any other batch all of them (its
 	// content checksum covers them all).
-	want    [11]bool
+	want [11]bool
 	// content says to check the content checksum of batches that also
 	// carry a body checksum: a reader that did not call Only (verify)
 	// checks both; one that did relies on the body checksum, which covers
