@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,9 +27,12 @@ func newDiffCmd(e *env) *cobra.Command {
 			"(same hash) it matches slots: those ok in A and failed in B and the reverse, by endpoint or step\n" +
 			"and kind of failure, with the first slot numbers and due times, and each endpoint's latency shift\n" +
 			"with the share of slots slower by more than --slower-factor. For different schedules it compares\n" +
-			"the summaries only, and says so. --fail-on exits 2 when a condition holds (B against A).",
+			"the summaries only, and says so. --fail-on exits 2 when a condition holds (B against A).\n\n" +
+			"A side may be the shards of a scaled-out run: their run directories separated by commas\n" +
+			"(shard-0,shard-1), or a directory holding them; their slots are read as one run's.",
 		Example: "  tressi diff baseline.tressi.tar.zst tressi-runs/api-20260102T120000Z --format md\n" +
-			"  tressi diff main-run pr-run --fail-on 'p99>+10%' --fail-on 'error_rate>+0.5pp' --fail-on 'throughput<-5%'",
+			"  tressi diff main-run pr-run --fail-on 'p99>+10%' --fail-on 'error_rate>+0.5pp' --fail-on 'throughput<-5%'\n" +
+			"  tressi diff base/shard-0,base/shard-1 pr/shard-0,pr/shard-1",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
@@ -46,12 +50,13 @@ func newDiffCmd(e *env) *cobra.Command {
 				}
 				opts.Gates = append(opts.Gates, g)
 			}
-			paths, cleanup, err := unpackedArchives(e, args)
+			a, b := sideParts(args[0]), sideParts(args[1])
+			paths, cleanup, err := unpackedArchives(e, append(append([]string{}, a...), b...))
 			if err != nil {
 				return withCode(ExitInvalid, err)
 			}
 			defer cleanup()
-			d, err := report.BuildDiff(paths[0], paths[1], opts)
+			d, err := report.BuildDiffShards(paths[:len(a)], paths[len(a):], opts)
 			if err != nil {
 				return withCode(ExitInvalid, err)
 			}
@@ -87,4 +92,19 @@ func newDiffCmd(e *env) *cobra.Command {
 	fl.StringArrayVar(&failOn, "fail-on", nil, "exit 2 when this holds for B against A, e.g. 'p99>+10%', 'error_rate>+0.5pp', 'throughput<-5%' (repeatable)")
 	fl.Float64Var(&factor, "slower-factor", 2, "a slot counts as slower when its latency in B exceeds this factor times A's")
 	return cmd
+}
+
+// sideParts splits one side of a diff into its shards' paths at commas,
+// unless the whole argument names a file (a path may hold a comma).
+func sideParts(arg string) []string {
+	if _, err := os.Stat(arg); err == nil || !strings.Contains(arg, ",") {
+		return []string{arg}
+	}
+	var parts []string
+	for _, p := range strings.Split(arg, ",") {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return parts
 }

@@ -44,7 +44,7 @@ func TestReaderSnippetsReadOurFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := filepath.Join(t.TempDir(), "run")
-	if _, err := synth.WriteRun(run, synth.Spec{Rows: 3000, Seed: 7, Rate: 1000}); err != nil {
+	if _, err := synth.WriteRun(run, synth.Spec{Rows: 70_000, Seed: 7, Rate: 1000}); err != nil { // a full batch (columns of several zstd blocks) and a short one
 		t.Fatal(err)
 	}
 	resultsFile := filepath.Join(run, "results.arrow")

@@ -78,11 +78,16 @@ func (h *compactHistogram) record(v int64) {
 	b, s := h.slot(v)
 	blk := h.blocks[b]
 	if blk == nil {
-		blk = new([subBuckets]uint32)
-		h.blocks[b] = blk
+		blk = h.block(b)
 	}
 	blk[s]++
 	h.count++
+}
+
+// block makes block b; apart from record so that record is inlined.
+func (h *compactHistogram) block(b int) *[subBuckets]uint32 {
+	h.blocks[b] = new([subBuckets]uint32)
+	return h.blocks[b]
 }
 
 // quantile returns the upper edge of the bucket holding the q-th fraction

@@ -113,9 +113,22 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	var envFirst map[string]any
 	var partial bool
 	var missingAll int64
+	slots := shards != nil
 	for i, r := range readers {
 		if err := t.sessions.use(r.Meta.Scenarios); err != nil {
 			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
+		}
+		slots = slots || len(r.Meta.Scenarios) > 0
+	}
+	// The slot column is read only to tell sessions apart and to count
+	// the slots each shard holds; a plain run's report does without it.
+	cols := reportColumns
+	if slots {
+		cols = append([]string{results.ColSlot}, cols...)
+	}
+	for _, r := range readers {
+		if err := r.Only(cols...); err != nil {
+			return nil, err
 		}
 	}
 	for i, r := range readers {
@@ -148,6 +161,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		}
 		held := roaring64.New()
 		if shards != nil {
+			shards.inputRead(i)
 			held = shards.slots[i]
 		}
 		w, missing, part := completeness(inputs[i], r.Meta, held, info.Rows, runEndOf(env, inputs[i]))
@@ -186,6 +200,10 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	s.Thresholds = EvaluateThresholds(th, &s, t.latency)
 	return &s, nil
 }
+
+// reportColumns are the columns the tally reads, the slot aside.
+var reportColumns = []string{results.ColEndpoint, results.ColScheduled, results.ColSent, results.ColLatency, results.ColService,
+	results.ColStatus, results.ColError, results.ColBytesOut, results.ColBytesIn, results.ColConnect}
 
 // Format is an output format of Render.
 type Format string

@@ -30,7 +30,7 @@ const nsPerSecond = int64(1e9)
 // add counts one request ending (or, without a response, due) at ns after
 // run start; lat < 0 means no response.
 func (s *series) add(at, lat int64, ok bool) {
-	if s.cur == nil || at < s.curStart || at >= s.curEnd {
+	if at < s.curStart || at >= s.curEnd { // the zero series has curEnd 0
 		s.seek(max(at, 0))
 	}
 	sec := s.cur

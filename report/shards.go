@@ -26,6 +26,9 @@ type shardCheck struct {
 	inputs []Input
 	metas  []results.Meta
 	slots  []*roaring64.Bitmap
+	// gather collects each input's slots while it is read (inputRead
+	// makes them its bitmap).
+	gather []*slotSet
 }
 
 // needsShardCheck says whether slot sets must be kept: with several inputs
@@ -49,11 +52,18 @@ func newShardCheck(inputs []Input, metas []results.Meta) *shardCheck {
 	c := &shardCheck{inputs: inputs, metas: metas}
 	for range inputs {
 		c.slots = append(c.slots, roaring64.New())
+		c.gather = append(c.gather, newSlotSet())
 	}
 	return c
 }
 
-func (c *shardCheck) add(input int, slots []uint64) { c.slots[input].AddMany(slots) }
+func (c *shardCheck) add(input int, slots []uint64) { c.gather[input].addMany(slots) }
+
+// inputRead turns the slots gathered from input into its bitmap.
+func (c *shardCheck) inputRead(input int) {
+	c.slots[input] = c.gather[input].bitmap()
+	c.gather[input] = nil
+}
 
 func (c *shardCheck) label(i int) string {
 	return fmt.Sprintf("%s (shard %s)", c.inputs[i].Path, c.metas[i].Shard)

@@ -209,6 +209,9 @@ type tally struct {
 	// cutOff marks the batch's error indices that a stop caused
 	// (not_sent, interrupted): rows that are neither ok nor errors.
 	cutOff []bool
+	// isNoItem and failed mark the error indices of no_item and of any
+	// error at all.
+	isNoItem, failed []bool
 }
 
 func newTally() *tally {
@@ -253,62 +256,75 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		t.cutOff = append(t.cutOff, name == results.NotSent.String() || name == results.Interrupted.String())
 	}
 	epOf, errN, cutOff := t.epOf, t.errN, t.cutOff
-	for i := 0; i < b.Len; i++ {
-		ei, xi := b.Endpoint[i], b.Error[i] // in range: results.Reader checks every index
+	t.isNoItem, t.failed = t.isNoItem[:0], t.failed[:0]
+	for _, name := range b.ErrorNames {
+		t.isNoItem = append(t.isNoItem, name == noItem)
+		t.failed = append(t.failed, name != "")
+	}
+	isNoItem, failedKind := t.isNoItem, t.failed
+	// The columns as local slices of one length, and the sums as locals:
+	// the loop then keeps them in registers and drops most bounds checks.
+	n := b.Len
+	endpoint, errIdx, status := b.Endpoint[:n], b.Error[:n], b.Status[:n]
+	scheduled, sentAt, latency, service := b.Scheduled[:n], b.Sent[:n], b.Latency[:n], b.Service[:n]
+	bytesOut, bytesIn, connect := b.BytesOut[:n], b.BytesIn[:n], b.Connect
+	sent, completed, bOut, bIn := t.sent, t.completed, t.bytesOut, t.bytesIn
+	firstDue, lastEnd := t.firstDue, t.lastEnd
+	for i := range n {
+		ei, xi := endpoint[i], errIdx[i] // in range: results.Reader checks every index
 		ep := epOf[ei]
-		st := b.Status[i]
-		if t.errOf[xi] == noItem {
+		due := scheduled[i]
+		if isNoItem[xi] {
 			// A for_each iteration that did not exist: a row of its own
 			// kind, neither a request nor an error.
 			errN[xi]++
 			if sc := t.scnOf[ei]; sc >= 0 {
-				if err := t.sessions.add(sc, b.Slot[i], b.Scheduled[i], b.Scheduled[i], true); err != nil {
+				if err := t.sessions.add(sc, b.Slot[i], due, due, true); err != nil {
 					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
 				}
 			}
 			continue
 		}
+		st := status[i]
 		ep.requests++
 		ep.countStatus(st)
 		errN[xi]++
 		if cutOff[xi] {
 			ep.unjudged++
 		}
-		failed := t.errOf[xi] != ""
-		if b.Sent[i] >= 0 {
-			t.sent++
-			t.sendLag.Record(max(b.Sent[i]-b.Scheduled[i], 0))
+		if s := sentAt[i]; s >= 0 {
+			sent++
+			t.sendLag.Record(max(s-due, 0))
 		}
-		due := b.Scheduled[i]
-		t.firstDue = min(t.firstDue, due)
-		t.bytesOut += int64(b.BytesOut[i])
-		t.bytesIn += int64(b.BytesIn[i])
-		if b.Connect != nil && b.Connect[i] > 0 {
+		firstDue = min(firstDue, due)
+		bOut += int64(bytesOut[i])
+		bIn += int64(bytesIn[i])
+		if connect != nil && connect[i] > 0 {
 			t.opened++
-			t.connectNs += b.Connect[i]
-			t.connectMax = max(t.connectMax, b.Connect[i])
+			t.connectNs += connect[i]
+			t.connectMax = max(t.connectMax, connect[i])
 		}
-		lat := b.Latency[i]
+		lat := latency[i]
 		if lat < 0 {
 			if !cutOff[xi] { // a stop's rows are no error of their second
 				t.series.add(due, -1, false)
 			}
 			if sc := t.scnOf[ei]; sc >= 0 {
 				// No response: the session's last known instant is the send, or the due instant.
-				if err := t.sessions.add(sc, b.Slot[i], due, max(due, b.Sent[i]), false); err != nil {
+				if err := t.sessions.add(sc, b.Slot[i], due, max(due, sentAt[i]), false); err != nil {
 					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
 				}
 			}
 			continue
 		}
 		end := due + lat
-		t.lastEnd = max(t.lastEnd, end)
-		t.completed++
+		lastEnd = max(lastEnd, end)
+		completed++
 		ep.latency.Record(lat) // t.latency is merged from these in summary
-		if svc := b.Service[i]; svc >= 0 {
+		if svc := service[i]; svc >= 0 {
 			t.service.Record(svc)
 		}
-		ok := !failed && ep.expects(st)
+		ok := !failedKind[xi] && ep.expects(st)
 		if ok {
 			ep.ok++
 		}
@@ -319,6 +335,8 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 			}
 		}
 	}
+	t.sent, t.completed, t.bytesOut, t.bytesIn = sent, completed, bOut, bIn
+	t.firstDue, t.lastEnd = firstDue, lastEnd
 	for xi, n := range errN {
 		if n > 0 && t.errOf[xi] != "" {
 			t.errorKinds[t.errOf[xi]] += n

@@ -56,6 +56,10 @@ type batchCheck struct {
 	seq uint64
 	sum uint32
 	ok  bool
+	// body is the body checksum (bodySum), which batches written by
+	// tressi's own batch writer carry beside sum; hasBody says it is there.
+	body    uint32
+	hasBody bool
 }
 
 func parseBatchCheck(keys, values []string) (batchCheck, error) {
@@ -75,10 +79,19 @@ func parseBatchCheck(keys, values []string) (batchCheck, error) {
 				return bc, fmt.Errorf("batch metadata %s=%q is not a CRC-32C in hex", k, values[i])
 			}
 			bc.sum, haveSum = uint32(v), true
+		case KeyBodySum:
+			v, err := strconv.ParseUint(values[i], 16, 32)
+			if err != nil {
+				return bc, fmt.Errorf("batch metadata %s=%q is not a CRC-32C in hex", k, values[i])
+			}
+			bc.body, bc.hasBody = uint32(v), true
 		}
 	}
 	if haveSeq != haveSum {
 		return bc, fmt.Errorf("batch metadata has only one of %s and %s", KeyBatchSeq, KeyBatchSum)
+	}
+	if bc.hasBody && !haveSeq {
+		return bc, fmt.Errorf("batch metadata has %s without %s", KeyBodySum, KeyBatchSeq)
 	}
 	bc.ok = haveSeq
 	return bc, nil

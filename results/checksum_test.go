@@ -158,7 +158,7 @@ func TestTressiFilesTakeTheFastReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.fast == nil {
+	if r.fastFrom == nil {
 		t.Fatal("a file tressi wrote is not read by the fast reader")
 	}
 	n := 0

@@ -29,6 +29,15 @@ type fastStream struct {
 	layout  schemaLayout
 	cols    [10]int // field index of each contract column
 	connect bool    // the file has the connect_ns column (field 10)
+	// want says which columns (schema order) Next needs; a batch with a
+	// body checksum decodes only those, any other batch all of them (its
+	// content checksum covers them all).
+	want [11]bool
+	// content says to check the content checksum of batches that also
+	// carry a body checksum: a reader that did not call Only (verify)
+	// checks both; one that did relies on the body checksum, which covers
+	// every byte the content one does.
+	content bool
 	jobs    chan *fastJob
 	order   chan *fastJob
 	free    chan *fastJob
@@ -84,11 +93,11 @@ type fastJob struct {
 	batch   Batch
 }
 
-func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int) *fastStream {
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int, want [11]bool, content bool) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
 	s := &fastStream{
-		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11,
+		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
 		free:  make(chan *fastJob, inFlight+2),
@@ -235,12 +244,32 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 	}
-	// The batch's CRC-32C covers every byte used below, so zstd's own frame
+	dicts := [2][]string{job.endpoints, job.errs}
+	if bc.hasBody {
+		if bc.seq != job.seq {
+			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, job.seq, bc.seq)
+		}
+		if err := checkBody(bc.body, s.hash, job.seq, n, rb.rawNodes, rb.rawBuffers, rb.codec, dicts, body); err != nil {
+			return err
+		}
+	}
+	// Either checksum covers every byte decoded below, so zstd's own frame
 	// checksum would only check the same bytes a second time.
 	dec.trustFrames = bc.ok
+	want := s.want
+	if !bc.hasBody {
+		// Only the content checksum can tell damage here, and it needs
+		// every column.
+		want = allColumns
+	}
+	all := true
 	for i, w := range widths {
 		if rb.nodes[i] != int64(n) {
 			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, contractColumns[i], rb.nodes[i], n)
+		}
+		if !want[i] {
+			job.raw[i], all = job.raw[i][:0], false
+			continue
 		}
 		if job.raw[i], err = dec.buffer(job.raw[i], body, rb.buffers[2*i+1], rb.codec, n*w); err != nil {
 			return fmt.Errorf("column %s: %w", contractColumns[i], err)
@@ -251,12 +280,16 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		if rb.nodes[10] != int64(n) {
 			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, ColConnect, rb.nodes[10], n)
 		}
-		if job.connect, err = dec.buffer(job.connect, body, rb.buffers[21], rb.codec, n*8); err != nil {
-			return fmt.Errorf("column %s: %w", ColConnect, err)
+		if want[10] {
+			if job.connect, err = dec.buffer(job.connect, body, rb.buffers[21], rb.codec, n*8); err != nil {
+				return fmt.Errorf("column %s: %w", ColConnect, err)
+			}
+			extra = append(extra, job.connect[:n*8])
+		} else {
+			job.connect, all = job.connect[:0], false
 		}
-		extra = append(extra, job.connect[:n*8])
 	}
-	if bc.ok {
+	if bc.ok && all && (s.content || !bc.hasBody) {
 		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs, extra...); err != nil {
 			return err
 		}
@@ -277,12 +310,20 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		b.Connect = view[int64](job.connect, n)
 	}
 	b.EndpointNames, b.ErrorNames = job.endpoints, job.errs
-	if b.Endpoint, err = widenIndices(b.Endpoint, view[uint16](job.raw[1], n), len(job.endpoints), ColEndpoint); err != nil {
-		return err
+	b.Endpoint, b.Error = b.Endpoint[:0], b.Error[:0]
+	if want[1] {
+		if b.Endpoint, err = widenIndices(b.Endpoint, view[uint16](job.raw[1], n), len(job.endpoints), ColEndpoint); err != nil {
+			return err
+		}
 	}
-	b.Error, err = widenIndices(b.Error, job.raw[7][:n], len(job.errs), ColError)
+	if want[7] {
+		b.Error, err = widenIndices(b.Error, job.raw[7][:n], len(job.errs), ColError)
+	}
 	return err
 }
+
+// allColumns decodes every column.
+var allColumns = [11]bool{true, true, true, true, true, true, true, true, true, true, true}
 
 func widenIndices[T uint8 | uint16](dst []int32, src []T, names int, col string) ([]int32, error) {
 	dst = grow(dst, len(src))
@@ -296,9 +337,9 @@ func widenIndices[T uint8 | uint16](dst []int32, src []T, names int, col string)
 }
 
 // view reinterprets decoded bytes as n values; b is 8-byte aligned (it
-// comes from make of at least 8 bytes, or is empty).
+// comes from make of at least 8 bytes, or is empty: a column not decoded).
 func view[T uint16 | uint32 | uint64 | int64](b []byte, n int) []T {
-	if n == 0 {
+	if n == 0 || len(b) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)

@@ -1,7 +1,9 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,9 +35,33 @@ func TestReadBySecondImplementation(t *testing.T) {
 	if mods == "" || err != nil {
 		t.Skip("node and nodejs-polars not installed (.ci/run installs them into .cache/interop)")
 	}
-	rows := randomRows(3000, 11)
+	// Batches of 40,000 rows (columns of several zstd blocks), 1,000, 100
+	// (one Huffman stream, not four) and 1 (too small to compress): every
+	// encoding the writer chooses (batchwrite.go, zstdlit.go) is read.
+	rows := randomRows(43_101, 11)
+	for i := 41_101; i < len(rows); i++ {
+		// A last batch whose bytes_in are random 32-bit values: no
+		// encoding shrinks them, so the buffer is stored uncompressed
+		// (length -1).
+		rows[i].BytesIn = uint32(i) * 2654435761
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testMeta, []string{"home", "create", "s.login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := 0
+	for _, n := range []int{40_000, 1000, 100, 1, 2000} {
+		if err := w.Write(rows[at : at+n]); err != nil {
+			t.Fatal(err)
+		}
+		at += n
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "results.arrow")
-	if err := os.WriteFile(path, writeRows(t, rows, 1000), 0o644); err != nil {
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node, "testdata/interop/read.js", path)
@@ -45,12 +71,13 @@ func TestReadBySecondImplementation(t *testing.T) {
 		t.Fatalf("polars could not read results.arrow: %v\n%s", err, exitStderr(err))
 	}
 	var got struct {
-		Rows       int      `json:"rows"`
-		Columns    []string `json:"columns"`
-		SlotSum    float64  `json:"slot_sum"`
-		LatencySum float64  `json:"latency_sum"`
-		Endpoints  []string `json:"endpoints"`
-		Errors     []string `json:"errors"`
+		Rows       int                `json:"rows"`
+		Columns    []string           `json:"columns"`
+		SlotSum    float64            `json:"slot_sum"`
+		LatencySum float64            `json:"latency_sum"`
+		Sums       map[string]float64 `json:"sums"`
+		Endpoints  []string           `json:"endpoints"`
+		Errors     []string           `json:"errors"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -66,6 +93,19 @@ func TestReadBySecondImplementation(t *testing.T) {
 	}
 	if got.Rows != len(rows) || got.SlotSum != slotSum || got.LatencySum != latSum {
 		t.Fatalf("polars read %d rows (slot sum %v, latency sum %v), wrote %d (%v, %v)", got.Rows, got.SlotSum, got.LatencySum, len(rows), slotSum, latSum)
+	}
+	want := map[string]float64{}
+	for _, r := range rows {
+		want["scheduled_ns"] += float64(r.Scheduled)
+		want["sent_ns"] += float64(r.Sent)
+		want["service_ns"] += float64(r.Service)
+		want["status"] += float64(r.Status)
+		want["bytes_out"] += float64(r.BytesOut)
+		want["bytes_in"] += float64(r.BytesIn)
+		want["connect_ns"] += float64(r.Connect)
+	}
+	if !maps.Equal(got.Sums, want) {
+		t.Fatalf("polars column sums %v, wrote %v", got.Sums, want)
 	}
 	if !slices.Equal(got.Columns, append(contractColumns[:], ColConnect)) { // the contract's columns, then the optional connect_ns
 		t.Fatalf("polars columns %v", got.Columns)

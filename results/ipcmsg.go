@@ -167,6 +167,9 @@ type recordBatch struct {
 	nodes   []int64 // each field node's length
 	buffers []bufRef
 	codec   int
+	// rawNodes and rawBuffers are the FieldNode and Buffer vectors as they
+	// appear in the message, for the body checksum.
+	rawNodes, rawBuffers []byte
 }
 
 func readRecordBatch(t flatbuffers.Table, bodyLen int) (rb recordBatch, err error) {
@@ -180,6 +183,7 @@ func readRecordBatch(t flatbuffers.Table, bodyLen int) (rb recordBatch, err erro
 		for i := 0; i < n; i++ {
 			rb.nodes = append(rb.nodes, int64(binary.LittleEndian.Uint64(t.Bytes[vec+flatbuffers.UOffsetT(16*i):])))
 		}
+		rb.rawNodes = t.Bytes[vec : vec+flatbuffers.UOffsetT(16*n)]
 	}
 	if o := flatbuffers.UOffsetT(t.Offset(fbSlot(rbBuffers))); o != 0 {
 		vec, n := t.Vector(o), t.VectorLen(o)
@@ -194,6 +198,7 @@ func readRecordBatch(t flatbuffers.Table, bodyLen int) (rb recordBatch, err erro
 			}
 			rb.buffers = append(rb.buffers, b)
 		}
+		rb.rawBuffers = t.Bytes[vec : vec+flatbuffers.UOffsetT(16*n)]
 	}
 	rb.codec = codecNone
 	if o := flatbuffers.UOffsetT(t.Offset(fbSlot(rbCompression))); o != 0 {

@@ -29,8 +29,13 @@ var quantiles = []float64{50, 90, 95, 99, 99.9}
 // exactly beside it, because they cost one comparison each. The executor's
 // verdict and the report read latency through it, so both judge a
 // threshold on the same figure.
+//
+// Recording is the hot loop of every report, so the histogram counts into
+// HDR's own bucket layout itself (hdrIndex), a few instructions a value,
+// and hands the counts to hdrhistogram-go (Import) only to answer
+// quantiles: the figures are HDR's, bit for bit.
 type LatencyHistogram struct {
-	hdr      *hdrhistogram.Histogram
+	counts   []int64 // HDR's counts array for (1, hdrHighest, 2 digits)
 	min, max int64
 	// sumHi:sumLo is a 128-bit sum: an int64 overflows after 2.5M hour-long
 	// latencies, and a float64 sum would round.
@@ -43,29 +48,47 @@ type LatencyHistogram struct {
 // min, max and mean.
 const hdrHighest = int64(3600e9)
 
+// HDR's layout for 2 significant digits from 1 ns: buckets of 256
+// sub-buckets, the upper 128 of each used above bucket 0, bucket b holding
+// values of bit length b+8 at a resolution of 2^b.
+const (
+	hdrDigits       = 2
+	hdrSubBucketLog = 8 // log2 of the 256 sub-buckets 2 digits need (2·10² ≤ 256)
+)
+
+// hdrCounts is the length of HDR's counts array for the layout.
+var hdrCounts = len(hdrhistogram.New(1, hdrHighest, hdrDigits).Export().Counts)
+
+// hdrIndex is HDR's counts index of v (1 ≤ v ≤ hdrHighest): its
+// getBucketIndex, getSubBucketIdx and countsIndex folded together.
+func hdrIndex(v int64) int {
+	b := bits.Len64(uint64(v)|(1<<hdrSubBucketLog-1)) - hdrSubBucketLog
+	return b<<(hdrSubBucketLog-1) + int(v>>b)
+}
+
 // NewLatencyHistogram returns an empty histogram.
 func NewLatencyHistogram() *LatencyHistogram {
-	return &LatencyHistogram{hdr: hdrhistogram.New(1, hdrHighest, 2), min: math.MaxInt64}
+	return &LatencyHistogram{counts: make([]int64, hdrCounts), min: math.MaxInt64}
+}
+
+// hdr is the histogram as hdrhistogram-go's, for its quantiles.
+func (h *LatencyHistogram) hdr() *hdrhistogram.Histogram {
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: 1, HighestTrackableValue: hdrHighest,
+		SignificantFigures: hdrDigits, Counts: h.counts})
 }
 
 // Record adds one latency in ns; callers skip negative ones (no response).
+// It is small enough to be inlined into the report's loop.
 func (h *LatencyHistogram) Record(v int64) {
-	if v < h.min {
-		h.min = v
-	}
-	if v > h.max {
-		h.max = v
-	}
+	h.min = min(h.min, v)
+	h.max = max(h.max, v)
 	var carry uint64
 	h.sumLo, carry = bits.Add64(h.sumLo, uint64(v), 0)
 	h.sumHi += carry
 	h.count++
-	if v > hdrHighest {
-		v = hdrHighest
-	} else if v < 1 {
-		v = 1 // a zero latency happens only with coarse clocks; 1 ns is as good
-	}
-	_ = h.hdr.RecordValue(v) // in range by construction
+	// Beyond an hour, quantiles clamp; a zero latency happens only with
+	// coarse clocks, and 1 ns is as good.
+	h.counts[hdrIndex(min(max(v, 1), hdrHighest))]++
 }
 
 // Count is how many latencies were recorded.
@@ -76,7 +99,7 @@ func (h *LatencyHistogram) Percentiles() Percentiles {
 	if h.count == 0 {
 		return Percentiles{}
 	}
-	q := h.hdr.ValueAtPercentilesSlice(nearestRanks(quantiles, h.count))
+	q := h.hdr().ValueAtPercentilesSlice(nearestRanks(quantiles, h.count))
 	sum := float64(h.sumHi)*math.Exp2(64) + float64(h.sumLo)
 	return Percentiles{
 		Count: h.count,
@@ -94,7 +117,7 @@ func (h *LatencyHistogram) Percentiles() Percentiles {
 // At returns the nearest-rank latency at each of ps (percentiles, 0–100),
 // clamped to the recorded minimum and maximum, in ns.
 func (h *LatencyHistogram) At(ps []float64) []int64 {
-	vals := h.hdr.ValueAtPercentilesSlice(ps)
+	vals := h.hdr().ValueAtPercentilesSlice(ps)
 	for i := range vals {
 		vals[i] = min(max(vals[i], h.min), h.max)
 	}

@@ -15,5 +15,7 @@ func (h *LatencyHistogram) Merge(o *LatencyHistogram) {
 	h.sumLo, carry = bits.Add64(h.sumLo, o.sumLo, 0)
 	h.sumHi += o.sumHi + carry
 	h.count += o.count
-	h.hdr.Merge(o.hdr)
+	for i, c := range o.counts {
+		h.counts[i] += c
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,7 +58,13 @@ type Reader struct {
 
 	rd   *ipc.Reader
 	fast *fastStream // set when the columns have tressi's own types
-	seq  uint64      // batches read through rd
+	// fastFrom holds what starts fast at the first Next: the stream after
+	// the schema and its layout; nil when arrow-go reads the batches.
+	fastFrom *fastStart
+	want     [11]bool // the columns Next decodes (Only), schema order
+	only     bool     // Only was called
+	started  bool
+	seq      uint64 // batches read through rd
 	// skippedFirst: the writer's empty first batch was passed over.
 	skippedFirst bool
 	handed       int // batches handed out by the fast reader
@@ -124,12 +131,48 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 		rd.Release()
 		return nil, err
 	}
+	res.want = allColumns
 	if layout != nil && fastReader && fastEligible(res.Schema, *layout, res.cols) {
 		// arrow-go has read exactly the schema message; the batches
-		// follow in br.
-		res.fast = newFastStream(br, res.Meta.ScheduleHash, *layout, res.cols)
+		// follow in br. The decoders start at the first Next, so a reader
+		// opened for its metadata alone reads nothing more.
+		res.fastFrom = &fastStart{br: br, layout: *layout}
 	}
 	return res, nil
+}
+
+type fastStart struct {
+	br     *bufio.Reader
+	layout schemaLayout
+}
+
+// Only limits the columns Next decodes to cols (the contract's column
+// names, and ColConnect): a report that reads five columns need not
+// decompress eleven. Batches tressi writes carry a checksum of their
+// compressed body (KeyBodySum), so every byte of them is still checked;
+// a batch without one (an older tressi, another writer) is decoded whole
+// to check its content checksum. Batch fields of columns left out may be
+// nil. Only must come before the first Next. A reader without Only (as
+// verify's) checks the content checksum of every batch too, which proves
+// the decoded values themselves.
+func (r *Reader) Only(cols ...string) error {
+	if r.started {
+		return fmt.Errorf("results: Only after Next")
+	}
+	var want [11]bool
+	for _, c := range cols {
+		i := slices.Index(contractColumns[:], c)
+		switch {
+		case i >= 0:
+			want[i] = true
+		case c == ColConnect:
+			want[10] = true
+		default:
+			return fmt.Errorf("results: no column %q", c)
+		}
+	}
+	r.want, r.only = want, true
+	return nil
 }
 
 var contractColumns = [10]string{ColSlot, ColEndpoint, ColScheduled, ColSent, ColLatency, ColService, ColStatus, ColError, ColBytesOut, ColBytesIn}
@@ -162,6 +205,12 @@ func fieldNames(s *arrow.Schema) []string {
 func (r *Reader) Next() (b *Batch, ok bool) {
 	if r.err != nil || r.Truncated != nil {
 		return nil, false
+	}
+	if !r.started {
+		r.started = true
+		if f := r.fastFrom; f != nil {
+			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, r.cols, r.want, !r.only)
+		}
 	}
 	if r.fast != nil {
 		return r.nextFast()

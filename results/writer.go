@@ -33,6 +33,13 @@ type Writer struct {
 	endpointNames []string
 	seq           uint64
 	noChecksums   bool // tests: write batches as tressi did before checksums
+	// contentOnly (tests): write batches through arrow-go with the content
+	// checksum alone, as tressi did before the body checksum.
+	contentOnly bool
+	// out and enc write the batches after the first (batchwrite.go);
+	// arrow-go writes the schema, the dictionaries and the first batch.
+	out io.Writer
+	enc *batchEncoder
 
 	// Column scratch reused across batches: Write builds arrays over these
 	// slices without copying, and the IPC writer is done with them on return.
@@ -60,6 +67,8 @@ func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
 
 		hash:          m.ScheduleHash,
 		endpointNames: append([]string(nil), endpoints...),
+		out:           w,
+		enc:           newBatchEncoder(),
 	}
 	wr.w = ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	// arrow-go writes the schema with the first batch; a run killed before
@@ -108,6 +117,15 @@ func (wr *Writer) write(rows []Row) error {
 		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
 		asBytes(wr.bytesOut), asBytes(wr.bytesIn)}
 	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:], asBytes(wr.connect))
+	if rows != nil && !wr.noChecksums && !wr.contentOnly {
+		cols := append(raw[:], asBytes(wr.connect))
+		err := wr.enc.write(wr.out, wr.hash, wr.seq, n, cols, sum, true, [2][]string{wr.endpointNames, ErrorNames[:]})
+		wr.seq++
+		if err != nil {
+			return fmt.Errorf("results: writing a batch of %d rows: %w", n, err)
+		}
+		return nil
+	}
 	md := arrow.NewMetadata([]string{KeyBatchSeq, KeyBatchSum}, []string{strconv.FormatUint(wr.seq, 10), formatSum(sum)})
 	if wr.noChecksums {
 		md = arrow.Metadata{}

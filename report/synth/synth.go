@@ -30,6 +30,10 @@ type Spec struct {
 	// Sessions makes about a quarter of the slots scenario sessions (see
 	// SessionRows) and writes Meta.Scenarios.
 	Sessions bool
+	// KnownSlots writes Rows as the schedule's slot count (Meta.Slots), as
+	// tressi does for an open-model run: a report then counts the slots
+	// without a row, which needs the slot column.
+	KnownSlots bool
 	// BatchRows is the rows per record batch; 0 means results.BatchRows.
 	// Small batches split sessions across batches.
 	BatchRows int
@@ -47,6 +51,9 @@ func (s Spec) Meta() results.Meta {
 	}
 	if s.Sessions {
 		m.Scenarios = Scenarios
+	}
+	if s.KnownSlots {
+		m.Slots = int64(s.Rows)
 	}
 	return m
 }

@@ -22,13 +22,14 @@ func main() {
 	shard := flag.String("shard", "0/1", "write only stripe i/n of the slots")
 	hash := flag.String("hash", "", "schedule hash to write (default synthetic-SEED-ROWS); give two runs one hash to diff them slot by slot")
 	sessions := flag.Bool("sessions", false, "make about a quarter of the slots scenario sessions")
+	knownSlots := flag.Bool("known-slots", true, "write the slot count into the metadata, as tressi does for an open-model run (the report then checks every slot has a row)")
 	flag.Parse()
 	sh, err := results.ParseShard(*shard)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	n, err := synth.WriteRun(*out, synth.Spec{Rows: *rows, Seed: *seed, Rate: *rate, Shard: sh, Sessions: *sessions, Hash: *hash})
+	n, err := synth.WriteRun(*out, synth.Spec{Rows: *rows, Seed: *seed, Rate: *rate, Shard: sh, Sessions: *sessions, Hash: *hash, KnownSlots: *knownSlots})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

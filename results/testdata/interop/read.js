@@ -9,6 +9,8 @@ console.log(JSON.stringify({
   dtypes: df.dtypes.map(String),
   slot_sum: Number(col("slot").sum()),
   latency_sum: Number(col("latency_ns").sum()),
+  sums: Object.fromEntries(["scheduled_ns", "sent_ns", "service_ns", "status", "bytes_out", "bytes_in", "connect_ns"]
+    .map((n) => [n, Number(col(n).cast(pl.Float64).sum())])),
   endpoints: col("endpoint").cast(pl.Utf8).toArray(),
   errors: col("error").cast(pl.Utf8).toArray(),
 }));
