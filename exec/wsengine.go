@@ -49,8 +49,8 @@ func hasWebSocket(s *compile.Schedule) bool {
 }
 
 // webSocketEngine checks what the WebSocket loop can run. A plan mixing
-// WebSocket sessions with HTTP entries, the closed model and wss:// are
-// not supported yet: say so rather than run something else.
+// WebSocket sessions with HTTP entries and the closed model are not
+// supported yet: say so rather than run something else.
 func webSocketEngine(ex *executor) (engine, error) {
 	s := ex.s
 	for _, e := range s.Entries {
@@ -62,8 +62,8 @@ func webSocketEngine(ex *executor) (engine, error) {
 		return nil, &InputError{fmt.Errorf("WebSocket scenarios run in the open model (load { stage { rate = ... } }); the closed model is not supported for them yet")}
 	}
 	for _, t := range s.Targets {
-		if t.Scheme == "https" {
-			return nil, &InputError{fmt.Errorf("target %q: wss:// (WebSocket over TLS) is not supported yet; use ws:// or http://", t.Name)}
+		if t.Protocol == compile.ProtocolH2 || t.Protocol == compile.ProtocolH2C {
+			return nil, &InputError{fmt.Errorf("target %q: WebSocket sessions upgrade over HTTP/1.1, but its protocol is %q; leave protocol unset (or \"http1\") on WebSocket targets", t.Name, t.Protocol)}
 		}
 	}
 	if err := checkWSResources(s, ex.shard.Slots(s.Count)); err != nil {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -29,8 +29,7 @@ type wsLoop struct {
 	vals  compile.Values
 	stats *wsStats
 	progs []*wsProgram
-	epfd  int
-	evs   []unix.EpollEvent
+	p     *poller
 	now   int64
 
 	sess    []*wsSession // by id, the epoll data of its socket
@@ -39,6 +38,7 @@ type wsLoop struct {
 	active  int
 	open    int
 	rbuf    []byte
+	cipher  []byte // a TLS session's bytes as read, before its transport takes them
 	scratch []byte
 	frame   []byte // a frame being built
 	rng     *rand.ChaCha8
@@ -66,10 +66,13 @@ type wsTarget struct {
 	sources []unix.Sockaddr
 	next    int
 	connect int64
+	// transport makes a wss:// session's TLS transport; nil for ws://.
+	transport transportFactory
 }
 
 const (
-	wsDialing = iota
+	wsDialing     = iota
+	wsHandshaking // TLS (wss://): the transport's handshake runs
 	wsUpgrading
 	wsOpen
 	wsClosing // our close frame sent, awaiting the server's
@@ -90,6 +93,12 @@ type wsSession struct {
 	head  []byte // the upgrade response while it arrives
 	out   []byte // bytes the socket did not take yet
 	start int64
+	tr    transport // wss://: TLS between the socket and the frames; nil for ws://
+	// wantOut: EPOLLOUT is in the interest set (bytes wait for the socket).
+	wantOut bool
+	// dialAt is when the dial began; connect how long it took to open the
+	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
+	dialAt, connect int64
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
 	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
@@ -130,10 +139,6 @@ type wsPending struct {
 func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, tag uint32) ([]*wsStats, error) {
 	var loops []*wsLoop
 	var all []*wsStats
-	targets, err := wsTargets(ex.s)
-	if err != nil {
-		return nil, err
-	}
 	marks := false
 	for _, p := range progs {
 		if p != nil && p.marked() {
@@ -141,15 +146,21 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		}
 	}
 	for i := range n {
-		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		// Each loop has its own targets: their source-address cursor is
+		// the loop's to move.
+		targets, err := wsTargets(ex)
+		var p *poller
+		if err == nil {
+			p, err = newPoller(maxEvents)
+		}
 		if err != nil {
 			for _, l := range loops {
-				unix.Close(l.epfd)
+				l.p.close()
 			}
-			return nil, os_syscall("epoll_create1", err)
+			return nil, err
 		}
-		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, epfd: epfd,
-			evs: make([]unix.EpollEvent, 256), rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
+		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, p: p,
+			rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
 			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
 			src: slots(), chunk: make([]compile.Slot, 4096),
 			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
@@ -164,8 +175,6 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 	return all, nil
 }
 
-func os_syscall(name string, err error) error { return fmt.Errorf("%s: %w", name, err) }
-
 func (p *wsProgram) marked() bool {
 	var walk func([]wsStep) bool
 	walk = func(steps []wsStep) bool {
@@ -179,15 +188,16 @@ func (p *wsProgram) marked() bool {
 	return walk(p.steps)
 }
 
-func wsTargets(s *compile.Schedule) ([]*wsTarget, error) {
+func wsTargets(ex *executor) ([]*wsTarget, error) {
 	var out []*wsTarget
-	for _, t := range s.Targets {
+	for ti := range ex.s.Targets {
+		t := &ex.s.Targets[ti]
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", t.Name, err)
 		}
 		sa, fam := sockaddr(a)
-		wt := &wsTarget{sa: sa, family: fam, host: t.Host, connect: int64(t.ConnectTimeout)}
+		wt := &wsTarget{sa: sa, family: fam, host: t.Host, connect: int64(t.ConnectTimeout), transport: ex.wsTransport(t)}
 		if wt.connect <= 0 {
 			wt.connect = int64(plan.DefaultConnectTimeout)
 		}
@@ -277,16 +287,19 @@ func (l *wsLoop) poll(wake int64) {
 	if len(l.sink.rows) > 0 && l.now-l.sink.first > flushAge/2 {
 		l.sink.flush()
 	}
-	ts := unix.NsecToTimespec(max(timeout, 0))
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.evs[0])),
-		uintptr(len(l.evs)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-	n := int(r)
-	if e != 0 {
-		n = 0
+	n, err := l.p.wait(max(timeout, 0))
+	if err != nil {
+		// The epoll set is broken: nothing more can be sent or read. The
+		// run stops with the error; what is in flight is interrupted.
+		l.ex.broken(err)
 	}
 	l.now = l.ex.clock.now()
 	for i := range n {
-		ev := &l.evs[i]
+		ev := &l.p.evs[i]
+		if ev.Fd == wakeID {
+			l.woken()
+			continue
+		}
 		if int(ev.Fd) >= len(l.sess) {
 			continue
 		}
@@ -313,37 +326,45 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
 	l.stats.sessionsStarted++
 	l.active++
 	st := &p.steps[0]
-	fd, err := unix.Socket(s.t.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fd, err := newSocket(s.t.family, false)
 	if err == nil && len(s.t.sources) > 0 {
 		src := s.t.sources[s.t.next%len(s.t.sources)]
 		s.t.next++
 		_ = unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 		if err = unix.Bind(fd, src); err != nil {
-			unix.Close(fd)
+			closeFD(fd)
+			err = os.NewSyscallError("bind", err)
 		}
 	}
 	if err == nil {
-		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		if err = unix.Connect(fd, s.t.sa); err == unix.EINPROGRESS {
-			err = nil
-		}
-		if err != nil {
-			unix.Close(fd)
+		if err = connect(fd, s.t.sa); err != nil {
+			closeFD(fd)
 		}
 	}
 	s.connSent = l.ex.clock.now()
+	s.dialAt = s.connSent
 	if err != nil {
-		l.connectFailed(s, st, classify(&dialError{err}))
+		l.connectError(s, &dialError{err})
 		return
 	}
 	s.fd = fd
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: s.id}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		unix.Close(fd)
+	if s.t.transport != nil {
+		id := s.id
+		if s.tr, err = s.t.transport(func() { l.p.wake(id) }); err != nil {
+			closeFD(fd)
+			s.fd = -1
+			l.connectError(s, &dialError{err})
+			return
+		}
+	}
+	if err := l.p.add(fd, s.id, true); err != nil {
+		l.dropTransport(s)
+		closeFD(fd)
 		s.fd = -1
 		l.connectFailed(s, st, results.LocalResources)
 		return
 	}
+	s.wantOut = true
 	l.open++
 	s.state = wsDialing
 	l.setTimer(s, s.connSent+s.t.connect)
@@ -368,19 +389,35 @@ func (l *wsLoop) newSession() *wsSession {
 
 // event handles one socket's readiness.
 func (l *wsLoop) event(s *wsSession, ev uint32) {
-	if s.state == wsDialing {
+	switch s.state {
+	case wsDialing:
 		if ev&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
 			return
 		}
-		errno, _ := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-		if errno != 0 {
-			l.connectFailed(s, &s.prog.steps[0], classify(&dialError{syscall.Errno(errno)}))
+		if err := connectResult(s.fd); err != nil {
+			l.connectError(s, &dialError{err})
 			return
 		}
+		l.now = l.ex.clock.now()
+		if s.tr != nil && !s.tr.Ready() {
+			s.state = wsHandshaking
+			l.pump(s)
+			return
+		}
+		s.connect = max(l.now-s.dialAt, 1)
 		l.upgrade(s)
 		return
+	case wsHandshaking:
+		if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			l.read(s)
+			if s.state != wsHandshaking {
+				return
+			}
+		}
+		l.pump(s)
+		return
 	}
-	if ev&unix.EPOLLOUT != 0 && len(s.out) > 0 {
+	if ev&(unix.EPOLLOUT|unix.EPOLLERR) != 0 && s.wantOut {
 		l.flushOut(s)
 		if s.state == wsDone {
 			return
@@ -427,10 +464,14 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.frame = append(l.frame, "\r\n"...)
 	s.state = wsUpgrading
 	s.connSent = l.now
-	l.modify(s, false)
+	l.setOut(s, false)
 	l.write(s, l.frame)
-	l.setTimer(s, s.connSched+int64(st.req.timeout))
+	l.setTimer(s, s.upgradeEnd())
 }
+
+// upgradeEnd is when the upgrade's answer is late: the connect step's
+// timeout, counted from the session's due instant.
+func (s *wsSession) upgradeEnd() int64 { return s.connSched + int64(s.prog.steps[0].req.timeout) }
 
 // values are what a send's holes are filled from.
 func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
@@ -443,9 +484,18 @@ func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
 	return v
 }
 
-// write sends b now, keeping what the socket does not take.
+// write sends b now, keeping what the socket does not take; a wss://
+// session's transport encrypts it first.
 func (l *wsLoop) write(s *wsSession, b []byte) {
 	if s.fd < 0 || s.state == wsDone {
+		return
+	}
+	if s.tr != nil {
+		if _, err := s.tr.Write(b); err != nil {
+			l.connLostErr(s, err)
+			return
+		}
+		l.flushTransport(s)
 		return
 	}
 	if len(s.out) > 0 {
@@ -454,7 +504,7 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 	}
 	n, errno := rawWrite(s.fd, b)
 	switch {
-	case errno == unix.EAGAIN:
+	case errno == unix.EAGAIN, errno == unix.EINTR:
 		n = 0
 	case errno != 0:
 		l.connLost(s, results.Reset)
@@ -462,14 +512,19 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 	}
 	if n < len(b) {
 		s.out = append(s.out[:0], b[n:]...)
-		l.modify(s, true)
+		l.setOut(s, true)
 	}
 }
 
+// flushOut writes what the socket did not take before.
 func (l *wsLoop) flushOut(s *wsSession) {
+	if s.tr != nil {
+		l.flushTransport(s)
+		return
+	}
 	n, errno := rawWrite(s.fd, s.out)
 	switch {
-	case errno == unix.EAGAIN:
+	case errno == unix.EAGAIN, errno == unix.EINTR:
 		return
 	case errno != 0:
 		l.connLost(s, results.Reset)
@@ -478,63 +533,83 @@ func (l *wsLoop) flushOut(s *wsSession) {
 	s.out = s.out[n:]
 	if len(s.out) == 0 {
 		s.out = nil
-		l.modify(s, false)
+		l.setOut(s, false)
 	}
 }
 
-func (l *wsLoop) modify(s *wsSession, out bool) {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: s.id}
-	if out {
-		ev.Events |= unix.EPOLLOUT
+// setOut switches EPOLLOUT interest on or off.
+func (l *wsLoop) setOut(s *wsSession, out bool) {
+	if out == s.wantOut || s.fd < 0 {
+		return
 	}
-	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, s.fd, &ev)
+	s.wantOut = out
+	_ = l.p.modify(s.fd, s.id, out)
 }
 
-// read drains the socket, handing frames to the session.
+// read drains the socket, handing what came to the session (through its
+// transport for wss://).
 func (l *wsLoop) read(s *wsSession) {
+	if s.tr != nil {
+		l.readTLS(s)
+		return
+	}
 	for s.state != wsDone {
 		n, errno := rawRead(s.fd, l.rbuf)
-		if errno == unix.EAGAIN {
+		switch {
+		case errno == unix.EAGAIN:
 			return
-		}
-		if errno != 0 || n == 0 {
-			kind := results.WSClosed
-			if errno != 0 && errno != unix.ECONNRESET {
-				kind = results.Reset
-			}
-			l.connLost(s, kind)
+		case errno == unix.EINTR:
+			continue
+		case errno != 0 || n == 0:
+			l.connLost(s, lostKind(errno))
 			return
 		}
 		l.now = l.ex.clock.now()
-		b := l.rbuf[:n]
-		if s.state == wsUpgrading {
-			s.head = append(s.head, b...)
-			used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.steps[0].spec.WebSocket.Subprotocols)
-			if used == 0 && err == nil {
-				continue
-			}
-			st := &s.prog.steps[0]
-			if err != nil {
-				s.failed = true
-				l.sink.append(wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head))))
-				l.sink.stats.done.Add(1)
-				l.sink.stats.failed.Add(1)
-				l.restRows(s, results.WSClosed)
-				l.endSession(s)
-				return
-			}
-			rest := append([]byte(nil), s.head[used:]...)
-			s.head = nil
-			l.connected(s, st, int64(used))
-			b = rest
-		}
-		if !l.frames(s, b) {
-			return
-		}
-		if n < len(l.rbuf) {
+		if !l.received(s, l.rbuf[:n]) || n < len(l.rbuf) {
 			return
 		}
 	}
+}
+
+// lostKind is the error of a connection whose read ended with errno (0:
+// the server closed it).
+func lostKind(errno syscall.Errno) results.ErrorKind {
+	if errno != 0 && errno != unix.ECONNRESET {
+		return results.Reset
+	}
+	return results.WSClosed
+}
+
+// received handles bytes the server sent: the upgrade's answer while it
+// arrives, then frames. False once the session ended.
+func (l *wsLoop) received(s *wsSession, b []byte) bool {
+	if s.state == wsUpgrading {
+		s.head = append(s.head, b...)
+		used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.steps[0].spec.WebSocket.Subprotocols)
+		if used == 0 && err == nil {
+			return true
+		}
+		st := &s.prog.steps[0]
+		if err != nil {
+			s.failed = true
+			row := wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
+			row.Connect = s.connect
+			if l.sink.wantSample(&row) {
+				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
+			}
+			l.sink.append(row)
+			l.sink.stats.done.Add(1)
+			l.sink.stats.failed.Add(1)
+			l.restRows(s, results.WSClosed)
+			l.endSession(s)
+			return false
+		}
+		rest := append([]byte(nil), s.head[used:]...)
+		s.head = nil
+		l.connected(s, st, int64(used))
+		b = rest
+	}
+	return l.frames(s, b)
 }
 
 // connected records the connect row and starts the program.
@@ -543,6 +618,7 @@ func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 	l.stats.connected++
 	l.stats.connect.RecordValue(max(l.now-s.connSched, 1))
 	row := wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, 101, results.None, 0, in)
+	row.Connect = s.connect
 	l.keep(s, row, st)
 	s.j = 1
 	s.wakeAt = l.now + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
@@ -887,7 +963,7 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 	if s.state == wsDone {
 		return
 	}
-	if s.state == wsDialing || s.state == wsUpgrading {
+	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		l.connectFailed(s, &s.prog.steps[0], kind)
 		return
 	}
@@ -914,7 +990,11 @@ func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind)
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
 	}
-	l.keep(s, wsRow(s.k, st.ep, s.connSched, s.connSent, -1, 0, kind, 0, 0), st)
+	sent := s.connSent
+	if s.state == wsDialing || s.state == wsHandshaking {
+		sent = -1 // the upgrade never went out
+	}
+	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, 0, 0), st)
 	s.i, s.j = 0, 1
 	rest := results.WSClosed
 	if kind == results.Interrupted {
@@ -1004,7 +1084,13 @@ func (l *wsLoop) endSession(s *wsSession) {
 		if len(s.out) > 0 {
 			_, _ = rawWrite(s.fd, s.out) // the close frame, best effort
 		}
-		unix.Close(s.fd) // closing removes it from the epoll set
+		if s.tr != nil && s.state != wsDialing && s.state != wsHandshaking {
+			if b := s.tr.Pending(); len(b) > 0 {
+				_, _ = rawWrite(s.fd, b) // likewise
+			}
+		}
+		l.dropTransport(s)
+		closeFD(s.fd) // closing removes it from the epoll set
 		s.fd = -1
 		l.open--
 	}
@@ -1033,7 +1119,7 @@ func (l *wsLoop) armTimer(s *wsSession) {
 			at = d
 		}
 	}
-	if s.state == wsDialing || s.state == wsUpgrading {
+	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		return
 	}
 	l.setTimer(s, at)
@@ -1073,10 +1159,14 @@ func (l *wsLoop) fireTimers() {
 // past their deadline, or a pause that ended.
 func (l *wsLoop) timeout(s *wsSession) {
 	switch s.state {
-	case wsDialing:
+	case wsDialing, wsHandshaking:
 		l.connectFailed(s, &s.prog.steps[0], results.ConnectTimeout)
 		return
 	case wsUpgrading:
+		if end := s.upgradeEnd(); l.now < end {
+			l.setTimer(s, end) // the dial's timer, come while the upgrade still has time
+			return
+		}
 		l.connectFailed(s, &s.prog.steps[0], results.Timeout)
 		return
 	}
@@ -1118,6 +1208,10 @@ func (l *wsLoop) abortAll() {
 }
 
 func (l *wsLoop) finish() {
+	for _, s := range l.sess {
+		l.dropTransport(s)
+	}
+	l.p.close()
 	l.sink.flush()
 }
 
