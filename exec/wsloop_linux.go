@@ -46,6 +46,10 @@ type wsLoop struct {
 	marks   bool   // some step marks its frames: scan incoming frames for marks
 	tag     uint32 // this run's mark tag
 
+	queued    int  // sessions waiting for a connection (wsadmit_linux.go)
+	refilling bool // refill is running
+	cutting   bool // sending stopped, and pausing sessions were woken to say so
+
 	// Open model: this loop's share of the slots.
 	src                  compile.SlotSource
 	chunk                []compile.Slot
@@ -68,6 +72,10 @@ type wsTarget struct {
 	connect int64
 	// transport makes a wss:// session's TLS transport; nil for ws://.
 	transport transportFactory
+	// maxConns is this loop's share of the target's connections; live
+	// counts its sessions holding one, queue those waiting for one.
+	maxConns, live int
+	queue          []wsQueued
 }
 
 const (
@@ -108,6 +116,7 @@ type wsSession struct {
 	wakeAt           int64 // the next step waits until then (think, hold); -1: now
 	blocked          bool  // a wait = true await is outstanding
 	closing          bool  // the close step is outstanding
+	cut              bool  // sending stopped for it: its rest was recorded as not sent
 	failed           bool  // some row was not ok
 	captured         [][]byte
 	have             []bool
@@ -149,6 +158,14 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		// Each loop has its own targets: their source-address cursor is
 		// the loop's to move.
 		targets, err := wsTargets(ex)
+		for ti, t := range targets {
+			c := ex.s.Targets[ti].Connections
+			share := c / n
+			if i < c%n {
+				share++
+			}
+			t.maxConns = max(share, 1)
+		}
 		var p *poller
 		if err == nil {
 			p, err = newPoller(maxEvents)
@@ -227,11 +244,14 @@ func (l *wsLoop) run() {
 			if stopping || l.progs[e] == nil {
 				l.notSentSession(l.nextK, e, due)
 			} else {
-				l.startSession(l.nextK, l.progs[e], due)
+				l.admit(l.nextK, l.progs[e], due)
 			}
 			l.advance()
 		}
-		if !l.hasNext && l.active == 0 {
+		if l.queued > 0 {
+			l.expireQueued()
+		}
+		if !l.hasNext && l.active == 0 && l.queued == 0 {
 			return
 		}
 		wake := int64(-1)
@@ -241,8 +261,12 @@ func (l *wsLoop) run() {
 		if len(l.timers) > 0 && (wake < 0 || l.timers[0].at < wake) {
 			wake = l.timers[0].at
 		}
+		if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
+			wake = d
+		}
 		l.poll(wake)
 		l.fireTimers()
+		l.cutAll()
 		if l.ex.aborted.Load() {
 			l.abortAll()
 		}
@@ -325,6 +349,7 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
 	s.connSched, s.ready = due, due
 	l.stats.sessionsStarted++
 	l.active++
+	s.t.live++
 	st := &p.steps[0]
 	fd, err := newSocket(s.t.family, false)
 	if err == nil && len(s.t.sources) > 0 {
@@ -763,7 +788,7 @@ func (l *wsLoop) current(s *wsSession) *wsStep {
 // what is due, and stops at a blocking await, a pause or the end.
 func (l *wsLoop) step(s *wsSession) {
 	for s.state == wsOpen {
-		if l.ex.stopping() {
+		if l.stopSending(s) {
 			l.restRows(s, results.NotSent)
 			l.finishProgram(s)
 			return
@@ -1105,6 +1130,8 @@ func (l *wsLoop) endSession(s *wsSession) {
 	s.r.Release()
 	l.active--
 	l.free = append(l.free, s.id)
+	s.t.live--
+	l.refill(s.t)
 }
 
 // armTimer puts the session's next instant (pause end, earliest await

@@ -39,15 +39,29 @@ func startTLSTarget(t *testing.T, cfg *tls.Config) string {
 }
 
 // startCoderEcho runs coder/websocket, an independent implementation, as
-// a wss:// echo server; conns counts the connections it upgraded.
+// a wss:// echo server (ws:// when cfg is nil); conns counts the
+// connections it upgraded.
 func startCoderEcho(t *testing.T, cfg *tls.Config, conns *atomic.Int64) string {
+	return startCoderEchoLive(t, cfg, conns, nil)
+}
+
+// startCoderEchoLive is startCoderEcho that also keeps in most the most
+// connections it held at once.
+func startCoderEchoLive(t *testing.T, cfg *tls.Config, conns, most *atomic.Int64) string {
 	t.Helper()
+	var live atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		conns.Add(1)
+		if most != nil {
+			n := live.Add(1)
+			defer live.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 		defer cancel()
 		for {
@@ -60,9 +74,13 @@ func startCoderEcho(t *testing.T, cfg *tls.Config, conns *atomic.Int64) string {
 			}
 		}
 	}))
-	srv.TLS = cfg
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // failed handshakes are some tests' point
-	srv.StartTLS()
+	if cfg == nil {
+		srv.Start()
+	} else {
+		srv.TLS = cfg
+		srv.StartTLS()
+	}
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String()
 }
