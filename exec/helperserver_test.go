@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	case "h2c":
 		runHelperH2CServer()
 		return
+	case "target":
+		runHelperTarget()
+		return
 	}
 	os.Exit(m.Run())
 }

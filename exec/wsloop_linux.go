@@ -46,6 +46,19 @@ type wsLoop struct {
 	marks   bool   // some step marks its frames: scan incoming frames for marks
 	tag     uint32 // this run's mark tag
 
+	// The loop sleeps through replies between bursts, as the HTTP loop's
+	// open model does (runOpen): rxs reads them with the kernel's receive
+	// stamps, and rx is when the bytes being handled arrived (the clock,
+	// without a stamp). outs counts sessions waiting to write and
+	// handshaking those whose TLS handshake runs: the loop does not sleep
+	// through their events. full: the last wait returned as many events as
+	// it could, so more are ready.
+	rxs         rxStamps
+	rx          int64
+	outs        int
+	handshaking int
+	full        bool
+
 	queued    int  // sessions waiting for a connection (wsadmit_linux.go)
 	refilling bool // refill is running
 	cutting   bool // sending stopped, and pausing sessions were woken to say so
@@ -233,20 +246,33 @@ func wsTargets(ex *executor) ([]*wsTarget, error) {
 
 // run is the loop: start due sessions, wait for sockets or the next timer,
 // handle both, until every slot is started and every session has ended.
+// Slots and timers (sends due, pauses ended, awaits timed out) are handled
+// in bursts at most burstQuantum apart, as the HTTP loop's open model does:
+// a send due meanwhile goes out with the next burst, a little late (the
+// lateness is its send lag), and the loop wakes once per quantum, not once
+// per frame.
 func (l *wsLoop) run() {
 	defer l.finish()
+	l.rxs.start()
 	l.advance()
+	woke := int64(-1) << 62 // the intended instant of the last burst
 	for {
 		l.now = l.ex.clock.now()
 		stopping := l.ex.stopping()
-		for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
-			e, due := l.nextSlot.Entry(), l.nextSlot.Due()
-			if stopping || l.progs[e] == nil {
-				l.notSentSession(l.nextK, e, due)
-			} else {
-				l.admit(l.nextK, l.progs[e], due)
+		if due := l.nextDue(); due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
+			// Quanta count from the intended bursts, not the actual ones,
+			// so late wake-ups do not add up.
+			woke = max(due, woke+burstQuantum)
+			for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
+				e, due := l.nextSlot.Entry(), l.nextSlot.Due()
+				if stopping || l.progs[e] == nil {
+					l.notSentSession(l.nextK, e, due)
+				} else {
+					l.admit(l.nextK, l.progs[e], due)
+				}
+				l.advance()
 			}
-			l.advance()
+			l.fireTimers()
 		}
 		if l.queued > 0 {
 			l.expireQueued()
@@ -255,23 +281,31 @@ func (l *wsLoop) run() {
 			return
 		}
 		wake := int64(-1)
-		if l.hasNext {
-			wake = l.nextSlot.Due()
-		}
-		if len(l.timers) > 0 && (wake < 0 || l.timers[0].at < wake) {
-			wake = l.timers[0].at
+		if due := l.nextDue(); due >= 0 {
+			wake = max(due, woke+burstQuantum)
 		}
 		if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
 			wake = d
 		}
 		l.poll(wake)
-		l.fireTimers()
 		l.cutAll()
 		if l.ex.aborted.Load() {
 			l.abortAll()
 		}
 		l.stats.noteOpen(l.now, l.open)
 	}
+}
+
+// nextDue is the earliest instant a slot or a timer waits for, -1 for none.
+func (l *wsLoop) nextDue() int64 {
+	due := int64(-1)
+	if l.hasNext {
+		due = l.nextSlot.Due()
+	}
+	if len(l.timers) > 0 && (due < 0 || l.timers[0].at < due) {
+		due = l.timers[0].at
+	}
+	return due
 }
 
 // advance moves to the next slot this loop owns.
@@ -304,12 +338,23 @@ func (l *wsLoop) advance() {
 }
 
 func (l *wsLoop) poll(wake int64) {
+	now := l.ex.clock.now()
 	timeout := int64(100 * time.Millisecond)
 	if wake >= 0 {
-		timeout = min(timeout, wake-l.ex.clock.now())
+		timeout = min(timeout, wake-now)
 	}
-	if len(l.sink.rows) > 0 && l.now-l.sink.first > flushAge/2 {
+	if l.active > 0 {
+		// Replies, pings and closes are read at least this often.
+		timeout = min(timeout, scanEvery)
+	}
+	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush()
+	}
+	if l.rxs.on && timeout > 0 && l.outs == 0 && l.handshaking == 0 && !l.full {
+		// Sleep through the replies instead of waking for each: they
+		// carry the kernel's arrival stamps, and are read together below.
+		rawSleep(timeout)
+		timeout = 0
 	}
 	n, err := l.p.wait(max(timeout, 0))
 	if err != nil {
@@ -317,7 +362,8 @@ func (l *wsLoop) poll(wake int64) {
 		// run stops with the error; what is in flight is interrupted.
 		l.ex.broken(err)
 	}
-	l.now = l.ex.clock.now()
+	l.full = n == len(l.p.evs)
+	l.now = l.rxs.now(&l.ex.clock)
 	for i := range n {
 		ev := &l.p.evs[i]
 		if ev.Fd == wakeID {
@@ -351,7 +397,7 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
 	l.active++
 	s.t.live++
 	st := &p.steps[0]
-	fd, err := newSocket(s.t.family, false)
+	fd, err := newSocket(s.t.family, l.rxs.on)
 	if err == nil && len(s.t.sources) > 0 {
 		src := s.t.sources[s.t.next%len(s.t.sources)]
 		s.t.next++
@@ -390,6 +436,7 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
 		return
 	}
 	s.wantOut = true
+	l.outs++
 	l.open++
 	s.state = wsDialing
 	l.setTimer(s, s.connSent+s.t.connect)
@@ -426,6 +473,7 @@ func (l *wsLoop) event(s *wsSession, ev uint32) {
 		l.now = l.ex.clock.now()
 		if s.tr != nil && !s.tr.Ready() {
 			s.state = wsHandshaking
+			l.handshaking++
 			l.pump(s)
 			return
 		}
@@ -568,6 +616,11 @@ func (l *wsLoop) setOut(s *wsSession, out bool) {
 		return
 	}
 	s.wantOut = out
+	if out {
+		l.outs++
+	} else {
+		l.outs--
+	}
 	_ = l.p.modify(s.fd, s.id, out)
 }
 
@@ -579,20 +632,31 @@ func (l *wsLoop) read(s *wsSession) {
 		return
 	}
 	for s.state != wsDone {
-		n, errno := rawRead(s.fd, l.rbuf)
+		n, at, errno := l.rxs.read(s.fd, l.rbuf)
 		switch {
 		case errno == unix.EAGAIN:
 			return
 		case errno == unix.EINTR:
 			continue
 		case errno != 0 || n == 0:
+			l.rx = l.now
 			l.connLost(s, lostKind(errno))
 			return
 		}
-		l.now = l.ex.clock.now()
+		l.arrived(at)
 		if !l.received(s, l.rbuf[:n]) || n < len(l.rbuf) {
 			return
 		}
+	}
+}
+
+// arrived sets rx, when the bytes about to be handled arrived: at, the
+// kernel's stamp, or the clock without one.
+func (l *wsLoop) arrived(at int64) {
+	l.now = l.ex.clock.now()
+	l.rx = l.now
+	if at >= 0 && at < l.now {
+		l.rx = at
 	}
 }
 
@@ -617,7 +681,7 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 		st := &s.prog.steps[0]
 		if err != nil {
 			s.failed = true
-			row := wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
+			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
 			row.Connect = s.connect
 			if l.sink.wantSample(&row) {
 				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
@@ -641,12 +705,13 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 	s.state = wsOpen
 	l.stats.connected++
-	l.stats.connect.RecordValue(max(l.now-s.connSched, 1))
-	row := wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, 101, results.None, 0, in)
+	done := max(l.rx, s.connSent)
+	l.stats.connect.RecordValue(max(done-s.connSched, 1))
+	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, 0, in)
 	row.Connect = s.connect
 	l.keep(s, row, st)
 	s.j = 1
-	s.wakeAt = l.now + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
+	s.wakeAt = done + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
 	s.ready = s.wakeAt
 	l.step(s)
 }
@@ -718,7 +783,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 			if key>>16 == s.k {
 				return // its own message coming back
 			}
-			l.stats.delivery.RecordValue(min(max(l.now-sent, 1), histogramMax))
+			l.stats.delivery.RecordValue(min(max(l.rx-sent, 1), histogramMax))
 			l.stats.deliveries[key]++
 		})
 	}
@@ -728,7 +793,8 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 			continue
 		}
 		status := a.st.await.statusOf(p)
-		row := wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, status, results.None, a.out, int64(len(p)))
+		done := max(l.rx, a.sent)
+		row := wsRow(s.k, a.st.ep, a.sched, a.sent, done, status, results.None, a.out, int64(len(p)))
 		l.keep(s, row, a.st)
 		ok := results.ExpectsStatus(a.st.req.spec.Expect, int(status))
 		for c := range a.st.capture {
@@ -739,7 +805,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 			}
 			s.captured[cp.index], s.have[cp.index] = cp.extract(s.captured[cp.index][:0], p)
 		}
-		l.answered(s, i)
+		l.answered(s, i, done)
 		return
 	}
 	l.stats.unmatched++
@@ -754,10 +820,11 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 	}
 }
 
-// answered removes await i; a blocking one lets the program go on.
-func (l *wsLoop) answered(s *wsSession, i int) {
+// answered removes await i, settled at done; a blocking one lets the
+// program go on.
+func (l *wsLoop) answered(s *wsSession, i int, done int64) {
 	a := s.awaits[i]
-	s.lastAnswer = l.now
+	s.lastAnswer = done
 	// Rotate the answered entry to the end: the rest keep their order, and
 	// its buffers are free for the next send.
 	n := len(s.awaits)
@@ -766,7 +833,7 @@ func (l *wsLoop) answered(s *wsSession, i int) {
 	s.awaits = s.awaits[:n-1]
 	if a.block {
 		s.blocked = false
-		s.wakeAt = l.now + a.pause
+		s.wakeAt = done + a.pause
 		s.ready = s.wakeAt
 	}
 	l.step(s)
@@ -967,7 +1034,7 @@ func (l *wsLoop) serverClosed(s *wsSession) {
 		for i := range s.awaits {
 			a := &s.awaits[i]
 			if a.st.kind == plan.StepClose {
-				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
+				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, max(l.rx, a.sent), uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
 				a.st = nil
 			}
 		}
@@ -1116,6 +1183,13 @@ func (l *wsLoop) endSession(s *wsSession) {
 		}
 		l.dropTransport(s)
 		closeFD(s.fd) // closing removes it from the epoll set
+		if s.wantOut {
+			s.wantOut = false
+			l.outs--
+		}
+		if s.state == wsHandshaking {
+			l.handshaking--
+		}
 		s.fd = -1
 		l.open--
 	}
@@ -1212,7 +1286,7 @@ func (l *wsLoop) timeout(s *wsSession) {
 			l.endSession(s)
 			return
 		}
-		l.answered(s, i)
+		l.answered(s, i, l.now)
 		if s.state == wsDone {
 			return
 		}
@@ -1239,6 +1313,7 @@ func (l *wsLoop) finish() {
 		l.dropTransport(s)
 	}
 	l.p.close()
+	l.rxs.stop()
 	l.sink.flush()
 }
 

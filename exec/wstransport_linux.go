@@ -62,11 +62,13 @@ func (l *wsLoop) pump(s *wsSession) {
 			return
 		}
 		if s.tr.Ready() {
+			l.handshaking--
 			l.now = l.ex.clock.now()
 			s.connect = max(l.now-s.dialAt, 1)
 			l.upgrade(s)
 		}
 	case wsUpgrading, wsOpen, wsClosing:
+		l.arrived(-1)
 		l.plaintext(s)
 	}
 }
@@ -103,7 +105,7 @@ func (l *wsLoop) readTLS(s *wsSession) {
 		l.cipher = make([]byte, maxReadBuf)
 	}
 	for s.state != wsDone {
-		n, errno := rawRead(s.fd, l.cipher)
+		n, at, errno := l.rxs.read(s.fd, l.cipher)
 		switch {
 		case errno == unix.EAGAIN:
 			return
@@ -119,12 +121,14 @@ func (l *wsLoop) readTLS(s *wsSession) {
 			}
 			return
 		case errno != 0 || n == 0:
+			l.arrived(-1)
 			if n == 0 && errno == 0 && !l.plaintext(s) {
 				return
 			}
 			l.connLost(s, lostKind(errno))
 			return
 		}
+		l.arrived(at)
 		if err := s.tr.Feed(l.cipher[:n]); err != nil {
 			l.connLostErr(s, err)
 			return
@@ -144,7 +148,6 @@ func (l *wsLoop) plaintext(s *wsSession) bool {
 	for s.state != wsDone {
 		n, err := s.tr.Read(l.rbuf)
 		if n > 0 {
-			l.now = l.ex.clock.now()
 			if !l.received(s, l.rbuf[:n]) {
 				return false
 			}

@@ -159,7 +159,7 @@ func TestTinodeRefusals(t *testing.T) {
 }
 
 func TestWSEchoOutOfOrderAndCloseAfter(t *testing.T) {
-	_, base := start(t)
+	srv, base := start(t)
 	c := dialWS(t, base, "/ws/echo")
 	sendJSON(t, c, `{"delay_ms":300,"n":1}`)
 	sendJSON(t, c, `{"n":2}`)
@@ -183,6 +183,9 @@ func TestWSEchoOutOfOrderAndCloseAfter(t *testing.T) {
 	_, _, err = d.Read(ctx)
 	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Fatalf("want close 1001, got %v", err)
+	}
+	if st := srv.Stats(); st.WSMessages != 4 || st.Routes["ws_echo"] != 2 {
+		t.Fatalf("stats %+v: want 4 WebSocket messages over 2 upgrades", st)
 	}
 }
 
