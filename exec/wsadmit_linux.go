@@ -19,6 +19,7 @@ type wsQueued struct {
 	k    uint64
 	prog *wsProgram
 	due  int64
+	user int32 // closed model: the user running it; -1 otherwise
 }
 
 // deadline is when a queued session's connect step times out.
@@ -26,13 +27,13 @@ func (q *wsQueued) deadline() int64 { return q.due + int64(q.prog.steps[0].req.t
 
 // admit starts slot k's session now, or queues it behind the sessions that
 // wait for a connection to its target.
-func (l *wsLoop) admit(k uint64, p *wsProgram, due int64) {
+func (l *wsLoop) admit(k uint64, p *wsProgram, due int64, user int32) {
 	t := l.targets[p.target]
 	if t.live < t.maxConns && len(t.queue) == 0 {
-		l.startSession(k, p, due)
+		l.startSession(k, p, due, user)
 		return
 	}
-	t.queue = append(t.queue, wsQueued{k: k, prog: p, due: due})
+	t.queue = append(t.queue, wsQueued{k: k, prog: p, due: due, user: user})
 	l.queued++
 }
 
@@ -47,12 +48,14 @@ func (l *wsLoop) refill(t *wsTarget) {
 	for t.live < t.maxConns && len(t.queue) > 0 {
 		q := l.dequeue(t)
 		switch {
-		case l.ex.stopping():
+		case l.ex.stopping() || l.now >= l.userDeadline(q.user):
+			// The run stopped, or the closed-model user's time is up.
 			l.notSentSession(q.k, q.prog.entry, q.due)
+			l.userFree(q.user, l.now)
 		case q.deadline() <= l.now:
 			l.queueTimeout(q)
 		default:
-			l.startSession(q.k, q.prog, q.due)
+			l.startSession(q.k, q.prog, q.due, q.user)
 		}
 	}
 	l.refilling = false
@@ -80,6 +83,7 @@ func (l *wsLoop) expireQueued() {
 			q := l.dequeue(t)
 			if stopping {
 				l.notSentSession(q.k, q.prog.entry, q.due)
+				l.userFree(q.user, l.now)
 			} else {
 				l.queueTimeout(q)
 			}
@@ -110,6 +114,7 @@ func (l *wsLoop) queueTimeout(q wsQueued) {
 	l.keep(s, wsRow(q.k, st.ep, q.due, -1, -1, 0, results.Timeout, 0, 0), st)
 	s.i, s.j = 0, 1
 	l.restRows(s, results.WSClosed)
+	l.userFree(q.user, l.now)
 }
 
 // stopSending reports whether a session must send nothing more: the run
@@ -119,7 +124,11 @@ func (l *wsLoop) queueTimeout(q wsQueued) {
 func (l *wsLoop) stopSending(s *wsSession) bool {
 	stopping, pastEnd := l.ex.stopping(), l.ex.pastEnd()
 	if !stopping && !pastEnd {
-		return false
+		if l.now < s.deadline {
+			return false
+		}
+		s.cut = true // a closed-model user's session past its user's stop and the grace
+		return true
 	}
 	if !stopping && !s.cut {
 		l.ex.overrun.cut.Add(1)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,8 @@ type wsLoop struct {
 	outs        int
 	handshaking int
 	full        bool
+
+	users wsUsers // the closed model's (wsclosed_linux.go)
 
 	queued    int  // sessions waiting for a connection (wsadmit_linux.go)
 	refilling bool // refill is running
@@ -130,6 +133,8 @@ type wsSession struct {
 	blocked          bool  // a wait = true await is outstanding
 	closing          bool  // the close step is outstanding
 	cut              bool  // sending stopped for it: its rest was recorded as not sent
+	user             int32 // the closed-model user running it; -1 in the open model
+	deadline         int64 // it sends nothing after it (its user's stop plus the grace)
 	failed           bool  // some row was not ok
 	captured         [][]byte
 	have             []bool
@@ -158,8 +163,14 @@ type wsPending struct {
 }
 
 // startWSLoops starts n loops for the open model's WebSocket sessions.
-func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, tag uint32) ([]*wsStats, error) {
+// startWSLoops starts n loops: the open model's slots, or the closed
+// model's users (session is then the shared session counter).
+func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, session *atomic.Uint64, tag uint32) ([]*wsStats, error) {
 	var loops []*wsLoop
+	var users [][]compile.UserSpan
+	if session != nil {
+		users = ex.dealUsers(n)
+	}
 	var all []*wsStats
 	marks := false
 	for _, p := range progs {
@@ -191,11 +202,15 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		}
 		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, p: p,
 			rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
-			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
-			src: slots(), chunk: make([]compile.Slot, 4096),
+			rng:      rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
 			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
 			loopIdx: uint64(i), loops: uint64(n)}
 		l.vals.Seed = ex.s.Seed
+		if session != nil {
+			l.users = wsUsers{spans: users[i], session: session}
+		} else {
+			l.src, l.chunk = slots(), make([]compile.Slot, 4096)
+		}
 		loops = append(loops, l)
 		all = append(all, l.stats)
 	}
@@ -254,7 +269,11 @@ func wsTargets(ex *executor) ([]*wsTarget, error) {
 func (l *wsLoop) run() {
 	defer l.finish()
 	l.rxs.start()
-	l.advance()
+	if l.closedModel() {
+		l.startUsers()
+	} else {
+		l.advance()
+	}
 	woke := int64(-1) << 62 // the intended instant of the last burst
 	for {
 		l.now = l.ex.clock.now()
@@ -263,12 +282,15 @@ func (l *wsLoop) run() {
 			// Quanta count from the intended bursts, not the actual ones,
 			// so late wake-ups do not add up.
 			woke = max(due, woke+burstQuantum)
+			if l.closedModel() {
+				l.fireUsers()
+			}
 			for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
 				e, due := l.nextSlot.Entry(), l.nextSlot.Due()
 				if stopping || l.progs[e] == nil {
 					l.notSentSession(l.nextK, e, due)
 				} else {
-					l.admit(l.nextK, l.progs[e], due)
+					l.admit(l.nextK, l.progs[e], due, -1)
 				}
 				l.advance()
 			}
@@ -277,7 +299,7 @@ func (l *wsLoop) run() {
 		if l.queued > 0 {
 			l.expireQueued()
 		}
-		if !l.hasNext && l.active == 0 && l.queued == 0 {
+		if !l.hasNext && l.users.active == 0 && l.active == 0 && l.queued == 0 {
 			return
 		}
 		wake := int64(-1)
@@ -304,6 +326,9 @@ func (l *wsLoop) nextDue() int64 {
 	}
 	if len(l.timers) > 0 && (due < 0 || l.timers[0].at < due) {
 		due = l.timers[0].at
+	}
+	if w := &l.users.wakes; w.len() > 0 && (due < 0 || w.top() < due) {
+		due = w.top()
 	}
 	return due
 }
@@ -382,9 +407,10 @@ func (l *wsLoop) poll(wake int64) {
 }
 
 // startSession dials slot k's session.
-func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
+func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 	s := l.newSession()
 	s.k, s.prog, s.t, s.start = k, p, l.targets[p.target], due
+	s.user, s.deadline = user, l.userDeadline(user)
 	for len(s.captured) < p.captures {
 		s.captured = append(s.captured, nil)
 		s.have = append(s.have, false)
@@ -1205,6 +1231,7 @@ func (l *wsLoop) endSession(s *wsSession) {
 	l.active--
 	l.free = append(l.free, s.id)
 	s.t.live--
+	l.userFree(s.user, l.now)
 	l.refill(s.t)
 }
 
@@ -1222,6 +1249,9 @@ func (l *wsLoop) armTimer(s *wsSession) {
 	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		return
+	}
+	if at > s.deadline && !s.cut {
+		at = s.deadline // a closed-model user's session stops sending then
 	}
 	l.setTimer(s, at)
 }
