@@ -23,7 +23,10 @@ func TestMain(m *testing.M) {
 		runHelperH2CServer()
 		return
 	case "target":
-		runHelperTarget()
+		runHelperTarget(false)
+		return
+	case "target-tls":
+		runHelperTarget(true)
 		return
 	}
 	os.Exit(m.Run())
