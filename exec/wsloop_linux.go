@@ -551,10 +551,21 @@ func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 }
 
 func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
+	l.keepFrame(s, row, st, nil)
+}
+
+// keepFrame records row; frame is the frame that answered it (nil: none).
+// The first row of each (step, status, error) is sampled with that frame,
+// so a report shows what the server said when it refused (Tinode's ctrl
+// text: "permission denied", "must attach first").
+func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
 	l.sink.stats.done.Add(1)
 	if row.Error != results.None || (st.req != nil && !results.ExpectsStatus(st.req.spec.Expect, int(row.Status))) {
 		s.failed = true
 		l.sink.stats.failed.Add(1)
+	}
+	if st.req != nil && l.sink.wantSample(&row) {
+		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
 	}
 	l.sink.keep(row, l.now)
 }
@@ -628,7 +639,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 		}
 		status := a.st.await.statusOf(p)
 		row := wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, status, results.None, a.out, int64(len(p)))
-		l.keep(s, row, a.st)
+		l.keepFrame(s, row, a.st, p)
 		ok := results.ExpectsStatus(a.st.req.spec.Expect, int(status))
 		for c := range a.st.capture {
 			cp := &a.st.capture[c]
