@@ -227,4 +227,9 @@ func (c *canon) step(st *Step) {
 	for i := range w.Steps {
 		c.step(&w.Steps[i])
 	}
+	if w.SkipIf != "" {
+		// Only when set, so the hashes of plans without it stay as they were.
+		c.str("skip_if")
+		c.str(w.SkipIf)
+	}
 }

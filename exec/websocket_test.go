@@ -284,3 +284,84 @@ func TestWSInterruptAccountsEverySlot(t *testing.T) {
 		t.Fatalf("error kinds %v: want ok, not_sent and interrupted rows", kinds)
 	}
 }
+
+const skipPlan = `
+target "t" {
+  url = "ws://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "list" {
+    send    = jsonencode({ list = [{ topic = "grpA" }, { topic = "chnB" }, { topic = "grpC" }] })
+    await {}
+    capture = { topics = json("list[*].topic") }
+  }
+  step "topics" {
+    for_each = captured.topics
+    max      = 5
+    step "pub" {
+      send    = jsonencode({ pub = { id = "p-${seq}-${each.index}", topic = each.value } })
+      skip_if = "\"topic\":\"chn"
+      repeat  = 2
+      await {
+        json = { "pub.id" = "p-${seq}-${each.index}" }
+      }
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 4
+  }
+}
+thresholds {
+  error_rate = 0.01
+}
+`
+
+// A send skip_if matches is not sent: its rows are `skipped`, as the
+// iterations beyond the captured array are `no_item`, and neither kind is a
+// request or an error in the run's totals or its verdict.
+func TestWSSkipIfAndMissingItems(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(skipPlan, addr), nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	out, err := Run(context.Background(), s, Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := sessionRows(t, dir)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		kinds := map[results.ErrorKind]int{}
+		for _, r := range rs {
+			kinds[r.Error]++
+		}
+		// connect, list, 3 items × 2 pubs (one item skipped), 2 missing
+		// items × 2, close.
+		if kinds[results.None] != 7 || kinds[results.Skipped] != 2 || kinds[results.NoItem] != 4 || len(kinds) != 3 {
+			t.Fatalf("slot %d: row kinds %v", k, kinds)
+		}
+	}
+	if want := 7 * s.Count; out.Requests != want || out.OK != want {
+		t.Fatalf("requests %d ok %d, want %d of each (skipped and no_item rows are not requests)", out.Requests, out.OK, want)
+	}
+	for _, th := range out.Thresholds {
+		if !th.OK {
+			t.Fatalf("threshold %s failed: %+v", th.Name, th)
+		}
+	}
+	sum, err := results.ReadWebSocketSummary(dir)
+	if err != nil || sum == nil {
+		t.Fatalf("websocket.json: %v", err)
+	}
+	if sum.Messages.Sent != 6*s.Count || sum.Sessions.Completed != s.Count {
+		t.Fatalf("summary %+v: want %d frames sent (the skipped ones are not)", sum, 6*s.Count)
+	}
+}

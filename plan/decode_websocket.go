@@ -30,6 +30,7 @@ var wsOnly = map[string][]StepKind{
 	"subprotocols": {StepConnect},
 	"binary":       {StepSend},
 	"wait":         {StepSend},
+	"skip_if":      {StepSend},
 	"max":          {StepForEach},
 }
 
@@ -154,6 +155,19 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 		}
 		w.Binary, _, d = l.boolAttr(attrs, "binary")
 		diags = append(diags, d...)
+		skip, attr, d := l.stringAttr(attrs, "skip_if")
+		diags = append(diags, d...)
+		if attr != nil {
+			if _, err := regexp.Compile(skip); err != nil || skip == "" {
+				why := "it is empty"
+				if err != nil {
+					why = err.Error()
+				}
+				diags = append(diags, attrError(attr, "Invalid skip_if", fmt.Sprintf("skip_if is a regular expression tried on each frame before it is sent, such as \"\\\"topic\\\":\\\"chn\" (%s).", why)))
+			} else {
+				w.SkipIf = skip
+			}
+		}
 		if wait, set, d := l.boolAttr(attrs, "wait"); set {
 			w.Wait = wait
 			diags = append(diags, d...)

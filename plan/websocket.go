@@ -42,6 +42,10 @@ type WebSocket struct {
 	// Marked is set when the payload holds the per-request value `mark`:
 	// other sessions receiving a frame with it record a delivery.
 	Marked bool
+	// SkipIf, when set, is a regular expression tried on each rendered
+	// frame: a frame it matches is not sent, and its row is `skipped`
+	// (Tinode's script publishes to every subscription but a channel's).
+	SkipIf string
 
 	Hold      time.Duration // StepHold
 	CloseCode int           // StepClose; 0 sends a close frame without a code

@@ -32,7 +32,8 @@ scenario "chat" {
     for_each = captured.subs
     max      = 4
     step "sub" {
-      send = jsonencode({ sub = { topic = each.value, n = each.index } })
+      send    = jsonencode({ sub = { topic = each.value, n = each.index } })
+      skip_if = "\"topic\":\"chn"
     }
   }
   step "idle" {
