@@ -559,6 +559,10 @@ func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
 // so a report shows what the server said when it refused (Tinode's ctrl
 // text: "permission denied", "must attach first").
 func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Error.NotRequest() { // no request: out of the live figures
+		l.sink.keep(row, l.now)
+		return
+	}
 	l.sink.stats.done.Add(1)
 	if row.Error != results.None || (st.req != nil && !results.ExpectsStatus(st.req.spec.Expect, int(row.Status))) {
 		s.failed = true
@@ -648,6 +652,10 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 				continue
 			}
 			s.captured[cp.index], s.have[cp.index] = cp.extract(s.captured[cp.index][:0], p)
+		}
+		if !ok && a.st.exit {
+			l.exitSession(s, i)
+			return
 		}
 		l.answered(s, i)
 		return
@@ -866,6 +874,22 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 		s.wakeAt = s.ready + pause
 	}
 	l.armTimer(s)
+}
+
+// exitSession ends a session whose await i failed on an exit_if_failed
+// step, as Gatling's exitHereIfFailed does: the rows it would still have
+// recorded are skipped (neither requests nor errors), answers still
+// awaited are ws_closed, and the connection closes with 1000.
+func (l *wsLoop) exitSession(s *wsSession, i int) {
+	for j := range s.awaits {
+		if a := &s.awaits[j]; j != i && a.st != nil && a.st.kind != plan.StepClose {
+			l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.WSClosed, a.out, 0), a.st)
+		}
+	}
+	s.awaits = s.awaits[:0]
+	s.blocked, s.wakeAt = false, -1
+	l.restRows(s, results.Skipped)
+	l.finishProgram(s)
 }
 
 // finishProgram closes the session once its awaits are settled.
@@ -1111,6 +1135,10 @@ func (l *wsLoop) timeout(s *wsSession) {
 		l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
 		for c := range a.st.capture {
 			s.have[a.st.capture[c].index] = false
+		}
+		if a.st.exit {
+			l.exitSession(s, i)
+			return
 		}
 		if a.st.kind == plan.StepClose {
 			s.awaits = s.awaits[:0]

@@ -35,6 +35,7 @@ type wsStep struct {
 	repeat   int
 	await    *wsAwait
 	skip     *regexp.Regexp // skip_if: frames it matches are not sent
+	exit     bool           // exit_if_failed: a failed answer ends the session
 	capture  []wsCapture
 	needs    []int
 	each     []wsStep // for_each
@@ -110,6 +111,7 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 				}
 				ws.skip = re
 			}
+			ws.exit = w.ExitIfFailed
 			if a := w.Await; a != nil {
 				ca := &wsAwait{timeout: int64(a.Timeout)}
 				if ca.timeout <= 0 && ws.req != nil {

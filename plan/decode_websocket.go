@@ -27,11 +27,12 @@ var httpAttrs = []string{"method", "path", "body"}
 
 // wsOnly lists, per WebSocket attribute, the step kinds it belongs to.
 var wsOnly = map[string][]StepKind{
-	"subprotocols": {StepConnect},
-	"binary":       {StepSend},
-	"wait":         {StepSend},
-	"skip_if":      {StepSend},
-	"max":          {StepForEach},
+	"subprotocols":   {StepConnect},
+	"binary":         {StepSend},
+	"wait":           {StepSend},
+	"skip_if":        {StepSend},
+	"exit_if_failed": {StepSend},
+	"max":            {StepForEach},
 }
 
 // stepKind decides what a step is from the attributes it sets.
@@ -154,6 +155,8 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 			}
 		}
 		w.Binary, _, d = l.boolAttr(attrs, "binary")
+		diags = append(diags, d...)
+		w.ExitIfFailed, _, d = l.boolAttr(attrs, "exit_if_failed")
 		diags = append(diags, d...)
 		skip, attr, d := l.stringAttr(attrs, "skip_if")
 		diags = append(diags, d...)

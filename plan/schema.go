@@ -102,6 +102,7 @@ var stepSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "binary"},
 		hcl.AttributeSchema{Name: "wait"},
 		hcl.AttributeSchema{Name: "skip_if"},
+		hcl.AttributeSchema{Name: "exit_if_failed"},
 		hcl.AttributeSchema{Name: "hold"},
 		hcl.AttributeSchema{Name: "close"},
 		hcl.AttributeSchema{Name: "for_each"},

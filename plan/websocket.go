@@ -46,6 +46,10 @@ type WebSocket struct {
 	// frame: a frame it matches is not sent, and its row is `skipped`
 	// (Tinode's script publishes to every subscription but a channel's).
 	SkipIf string
+	// ExitIfFailed ends the session when this step's answer fails (an
+	// error, or a status outside expect), as Gatling's exitHereIfFailed:
+	// the rows it would still have recorded are `skipped`.
+	ExitIfFailed bool
 
 	Hold      time.Duration // StepHold
 	CloseCode int           // StepClose; 0 sends a close frame without a code

@@ -30,7 +30,7 @@ func TestWebSocketPlanBothSyntaxes(t *testing.T) {
 		}
 	}
 	login := steps[1].WebSocket
-	if login.Await == nil || len(login.Await.JSON) != 2 || login.Await.Timeout != 3*time.Second || login.Await.Status != "ctrl.code" || !login.Wait {
+	if login.Await == nil || len(login.Await.JSON) != 2 || login.Await.Timeout != 3*time.Second || login.Await.Status != "ctrl.code" || !login.Wait || !login.ExitIfFailed {
 		t.Errorf("login await %+v", login.Await)
 	}
 	pub := steps[2]
