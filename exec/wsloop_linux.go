@@ -743,10 +743,25 @@ func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 }
 
 func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
+	l.keepFrame(s, row, st, nil)
+}
+
+// keepFrame records row; frame is the frame that answered it (nil: none).
+// The first row of each (step, status, error) is sampled with that frame,
+// so a report shows what the server said when it refused (Tinode's ctrl
+// text: "permission denied", "must attach first").
+func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Error.NotRequest() { // no request: out of the live figures
+		l.sink.keep(row, l.now)
+		return
+	}
 	l.sink.stats.done.Add(1)
 	if row.Error != results.None || (st.req != nil && !results.ExpectsStatus(st.req.spec.Expect, int(row.Status))) {
 		s.failed = true
 		l.sink.stats.failed.Add(1)
+	}
+	if st.req != nil && l.sink.wantSample(&row) {
+		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
 	}
 	l.sink.keep(row, l.now)
 }
@@ -821,7 +836,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 		status := a.st.await.statusOf(p)
 		done := max(l.rx, a.sent)
 		row := wsRow(s.k, a.st.ep, a.sched, a.sent, done, status, results.None, a.out, int64(len(p)))
-		l.keep(s, row, a.st)
+		l.keepFrame(s, row, a.st, p)
 		ok := results.ExpectsStatus(a.st.req.spec.Expect, int(status))
 		for c := range a.st.capture {
 			cp := &a.st.capture[c]
@@ -830,6 +845,10 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 				continue
 			}
 			s.captured[cp.index], s.have[cp.index] = cp.extract(s.captured[cp.index][:0], p)
+		}
+		if !ok && a.st.exit {
+			l.exitSession(s, i)
+			return
 		}
 		l.answered(s, i, done)
 		return
@@ -1003,6 +1022,17 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 	}
 	vals := l.values(s, mark, each)
 	body := st.req.spec.Body.Append(l.frame[:0], vals)
+	if st.skip != nil && st.skip.Match(body) {
+		// Not sent: a row of its own kind, and the session goes on as if
+		// the frame had been answered at once.
+		if w.Marked {
+			l.stats.marked--
+		}
+		row := wsRow(s.k, st.ep, s.ready, -1, -1, 0, results.Skipped, 0, 0)
+		l.sink.keep(row, l.now)
+		s.wakeAt = s.ready + pause
+		return
+	}
 	op := ws.OpText
 	if w.Binary {
 		op = ws.OpBinary
@@ -1038,6 +1068,22 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 		s.wakeAt = s.ready + pause
 	}
 	l.armTimer(s)
+}
+
+// exitSession ends a session whose await i failed on an exit_if_failed
+// step, as Gatling's exitHereIfFailed does: the rows it would still have
+// recorded are skipped (neither requests nor errors), answers still
+// awaited are ws_closed, and the connection closes with 1000.
+func (l *wsLoop) exitSession(s *wsSession, i int) {
+	for j := range s.awaits {
+		if a := &s.awaits[j]; j != i && a.st != nil && a.st.kind != plan.StepClose {
+			l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.WSClosed, a.out, 0), a.st)
+		}
+	}
+	s.awaits = s.awaits[:0]
+	s.blocked, s.wakeAt = false, -1
+	l.restRows(s, results.Skipped)
+	l.finishProgram(s)
 }
 
 // finishProgram closes the session once its awaits are settled.
@@ -1171,8 +1217,8 @@ func (l *wsLoop) rowsOf(s *wsSession, steps []wsStep, times int64, kind results.
 			}
 			for range st.repeat {
 				row := wsRow(s.k, st.ep, sched, -1, -1, 0, kind, 0, 0)
-				l.sink.stats.done.Add(1)
-				if kind != results.NoItem {
+				if !kind.NotRequest() { // rows of no request stay out of the live figures
+					l.sink.stats.done.Add(1)
 					s.failed = true
 					l.sink.stats.failed.Add(1)
 				}
@@ -1310,6 +1356,10 @@ func (l *wsLoop) timeout(s *wsSession) {
 		l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
 		for c := range a.st.capture {
 			s.have[a.st.capture[c].index] = false
+		}
+		if a.st.exit {
+			l.exitSession(s, i)
+			return
 		}
 		if a.st.kind == plan.StepClose {
 			s.awaits = s.awaits[:0]

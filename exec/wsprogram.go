@@ -34,6 +34,8 @@ type wsStep struct {
 	ep       uint16
 	repeat   int
 	await    *wsAwait
+	skip     *regexp.Regexp // skip_if: frames it matches are not sent
+	exit     bool           // exit_if_failed: a failed answer ends the session
 	capture  []wsCapture
 	needs    []int
 	each     []wsStep // for_each
@@ -102,6 +104,14 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 			ws.needs = ws.req.spec.CaptureSlots()
 		}
 		if w := st.WebSocket; w != nil {
+			if w.SkipIf != "" {
+				re, err := regexp.Compile(w.SkipIf)
+				if err != nil {
+					return nil, fmt.Errorf("step %q skip_if: %w", st.Name, err)
+				}
+				ws.skip = re
+			}
+			ws.exit = w.ExitIfFailed
 			if a := w.Await; a != nil {
 				ca := &wsAwait{timeout: int64(a.Timeout)}
 				if ca.timeout <= 0 && ws.req != nil {

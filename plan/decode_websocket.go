@@ -27,10 +27,12 @@ var httpAttrs = []string{"method", "path", "body"}
 
 // wsOnly lists, per WebSocket attribute, the step kinds it belongs to.
 var wsOnly = map[string][]StepKind{
-	"subprotocols": {StepConnect},
-	"binary":       {StepSend},
-	"wait":         {StepSend},
-	"max":          {StepForEach},
+	"subprotocols":   {StepConnect},
+	"binary":         {StepSend},
+	"wait":           {StepSend},
+	"skip_if":        {StepSend},
+	"exit_if_failed": {StepSend},
+	"max":            {StepForEach},
 }
 
 // stepKind decides what a step is from the attributes it sets.
@@ -154,6 +156,21 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 		}
 		w.Binary, _, d = l.boolAttr(attrs, "binary")
 		diags = append(diags, d...)
+		w.ExitIfFailed, _, d = l.boolAttr(attrs, "exit_if_failed")
+		diags = append(diags, d...)
+		skip, attr, d := l.stringAttr(attrs, "skip_if")
+		diags = append(diags, d...)
+		if attr != nil {
+			if _, err := regexp.Compile(skip); err != nil || skip == "" {
+				why := "it is empty"
+				if err != nil {
+					why = err.Error()
+				}
+				diags = append(diags, attrError(attr, "Invalid skip_if", fmt.Sprintf("skip_if is a regular expression tried on each frame before it is sent, such as \"\\\"topic\\\":\\\"chn\" (%s).", why)))
+			} else {
+				w.SkipIf = skip
+			}
+		}
 		if wait, set, d := l.boolAttr(attrs, "wait"); set {
 			w.Wait = wait
 			diags = append(diags, d...)

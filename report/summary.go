@@ -209,6 +209,8 @@ type tally struct {
 	// cutOff marks the batch's error indices that a stop caused
 	// (not_sent, interrupted): rows that are neither ok nor errors.
 	cutOff []bool
+	// skipOf marks the error indices of rows that stand for no request.
+	skipOf []bool
 }
 
 func newTally() *tally {
@@ -235,9 +237,13 @@ func (t *tally) endpoint(name string, expect map[string][]int) *endpointTally {
 	return e
 }
 
-// noItem is the error word of rows that stand for for_each iterations
-// beyond a captured array: counted, but not as requests or errors.
-var noItem = results.NoItem.String()
+// notRequest says whether an error word is one of rows that stand for no
+// request (results.ErrorKind.NotRequest): counted, but not as requests or
+// errors.
+func notRequest(word string) bool {
+	k, ok := results.ParseErrorKind(word)
+	return ok && k.NotRequest()
+}
 
 // add folds one batch in. expect is the batch's file's Meta.Expect.
 func (t *tally) add(b *results.Batch, expect map[string][]int) error {
@@ -247,6 +253,10 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		t.scnOf = append(t.scnOf, t.sessions.scenarioOf(name))
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
+	t.skipOf = t.skipOf[:0]
+	for _, name := range b.ErrorNames {
+		t.skipOf = append(t.skipOf, notRequest(name))
+	}
 	t.errN = grow(t.errN, len(b.ErrorNames))
 	t.cutOff = t.cutOff[:0]
 	for _, name := range b.ErrorNames {
@@ -257,9 +267,10 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		ei, xi := b.Endpoint[i], b.Error[i] // in range: results.Reader checks every index
 		ep := epOf[ei]
 		st := b.Status[i]
-		if t.errOf[xi] == noItem {
-			// A for_each iteration that did not exist: a row of its own
-			// kind, neither a request nor an error.
+		if t.skipOf[xi] {
+			// A for_each iteration that did not exist, or a send skip_if
+			// passed over: a row of its own kind, neither a request nor an
+			// error.
 			errN[xi]++
 			if sc := t.scnOf[ei]; sc >= 0 {
 				if err := t.sessions.add(sc, b.Slot[i], b.Scheduled[i], b.Scheduled[i], true); err != nil {

@@ -102,10 +102,28 @@ func TestTinodeSession(t *testing.T) {
 	sendJSON(t, alice, `{"get":{"id":"4","topic":"me","what":"sub"}}`)
 	f, _ := until(t, alice, "meta", "4")
 	subs := f["meta"]["sub"].([]any)
-	if len(subs) != DefaultTinodeTopics {
+	if len(subs) != DefaultTinodeTopics+1 || subs[DefaultTinodeTopics].(map[string]any)["topic"] != TinodeChannel {
 		t.Fatalf("subs: %v", subs)
 	}
 	topic := subs[0].(map[string]any)["topic"].(string)
+
+	// A channel's readers may attach but not publish, as on Tinode.
+	sendJSON(t, alice, `{"sub":{"id":"c1","topic":"`+TinodeChannel+`"}}`)
+	if f, _ := until(t, alice, "ctrl", "c1"); code(f) != 200 {
+		t.Fatalf("sub channel: %v", f)
+	}
+	sendJSON(t, alice, `{"pub":{"id":"c2","topic":"`+TinodeChannel+`","content":"x"}}`)
+	if f, _ := until(t, alice, "ctrl", "c2"); code(f) != 403 {
+		t.Fatalf("pub to channel: %v", f)
+	}
+	sendJSON(t, alice, `{"leave":{"id":"c3","topic":"`+TinodeChannel+`"}}`)
+	if f, _ := until(t, alice, "ctrl", "c3"); code(f) != 200 {
+		t.Fatalf("leave channel: %v", f)
+	}
+	sendJSON(t, alice, `{"leave":{"id":"c4","topic":"`+TinodeChannel+`"}}`)
+	if f, _ := until(t, alice, "ctrl", "c4"); code(f) != 304 || f["ctrl"]["text"] != "not joined" {
+		t.Fatalf("leave again: %v", f)
+	}
 
 	for _, c := range []*websocket.Conn{alice, bob} {
 		sendJSON(t, c, `{"sub":{"id":"5","topic":"`+topic+`","get":{"what":"desc sub data del"}}}`)
