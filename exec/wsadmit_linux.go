@@ -25,6 +25,10 @@ type wsQueued struct {
 // deadline is when a queued session's connect step times out.
 func (q *wsQueued) deadline() int64 { return q.due + int64(q.prog.steps[0].req.timeout) }
 
+// expiry is when a queued session leaves the queue unstarted: its connect
+// step's timeout, or before it its closed-model user's stop plus the grace.
+func (l *wsLoop) expiry(q *wsQueued) int64 { return min(q.deadline(), l.userDeadline(q.user)) }
+
 // admit starts slot k's session now, or queues it behind the sessions that
 // wait for a connection to its target.
 func (l *wsLoop) admit(k uint64, p *wsProgram, due int64, user int32) {
@@ -72,16 +76,17 @@ func (l *wsLoop) dequeue(t *wsTarget) wsQueued {
 }
 
 // expireQueued records the sessions at the head of their target's queue
-// whose connect timeout passed while they waited, and, once the run stops,
-// every queued session as not sent. A session behind one with a longer
+// whose connect timeout passed while they waited, and as not sent those
+// whose closed-model user's time is up and, once the run stops, every
+// queued session. A session behind one with a longer
 // timeout (another scenario's, on the same target) is recorded when it
 // reaches the head: its row is the same, only written later.
 func (l *wsLoop) expireQueued() {
 	stopping := l.ex.stopping()
 	for _, t := range l.targets {
-		for len(t.queue) > 0 && (stopping || t.queue[0].deadline() <= l.now) {
+		for len(t.queue) > 0 && (stopping || l.expiry(&t.queue[0]) <= l.now) {
 			q := l.dequeue(t)
-			if stopping {
+			if stopping || l.now >= l.userDeadline(q.user) {
 				l.notSentSession(q.k, q.prog.entry, q.due)
 				l.userFree(q.user, l.now)
 			} else {
@@ -91,12 +96,12 @@ func (l *wsLoop) expireQueued() {
 	}
 }
 
-// nextQueueDeadline is the earliest head-of-queue deadline, -1 without one.
+// nextQueueDeadline is the earliest head-of-queue expiry, -1 without one.
 func (l *wsLoop) nextQueueDeadline() int64 {
 	at := int64(-1)
 	for _, t := range l.targets {
 		if len(t.queue) > 0 {
-			if d := t.queue[0].deadline(); at < 0 || d < at {
+			if d := l.expiry(&t.queue[0]); at < 0 || d < at {
 				at = d
 			}
 		}
