@@ -23,7 +23,7 @@ type wsQueued struct {
 }
 
 // deadline is when a queued session's connect step times out.
-func (q *wsQueued) deadline() int64 { return q.due + int64(q.prog.steps[0].req.timeout) }
+func (q *wsQueued) deadline() int64 { return q.due + int64(q.prog.connectStep().req.timeout) }
 
 // expiry is when a queued session leaves the queue unstarted: its connect
 // step's timeout, or before it its closed-model user's stop plus the grace.
@@ -110,14 +110,19 @@ func (l *wsLoop) nextQueueDeadline() int64 {
 }
 
 // queueTimeout records a session that waited for a connection past its
-// connect step's timeout: the connect is a timeout, the rest ws_closed.
+// connect step's timeout: its first row (the connect, or an HTTP step
+// before it) is a timeout, the rest ws_closed.
 func (l *wsLoop) queueTimeout(q wsQueued) {
-	st := &q.prog.steps[0]
+	i := 0
+	for !q.prog.steps[i].kind.Rows() { // the connect at the latest
+		i++
+	}
+	st := &q.prog.steps[i]
 	s := &wsSession{k: q.k, prog: q.prog, fe: -1, ready: q.due}
 	l.stats.sessionsStarted++
 	l.stats.sessionsFailed++
 	l.keep(s, wsRow(q.k, st.ep, q.due, -1, -1, 0, results.Timeout, 0, 0), st)
-	s.i, s.j = 0, 1
+	s.i, s.j = i, 1
 	l.restRows(s, results.WSClosed)
 	l.userFree(q.user, l.now)
 }
@@ -153,8 +158,12 @@ func (l *wsLoop) cutAll() {
 	}
 	l.cutting = true
 	for _, s := range l.sess {
-		if s.state == wsOpen && !s.blocked && s.prog != nil {
+		switch {
+		case s.prog == nil:
+		case s.state == wsOpen && !s.blocked:
 			l.step(s)
+		case s.state == wsHTTPWait:
+			l.httpNext(s)
 		}
 	}
 }

@@ -60,8 +60,9 @@ func webSocketEngine(ex *executor) (engine, error) {
 	s := ex.s
 	for _, e := range s.Entries {
 		if !e.WebSocket && e.Weight > 0 {
-			return nil, &InputError{fmt.Errorf("%q is an HTTP entry in a plan with WebSocket scenarios: the WebSocket loop sends no HTTP requests yet, so a plan holds either kind, not both. "+
-				"Run the HTTP part as a plan of its own (at the same time, with --start-at, if they must overlap); to use a token got over HTTP in a WebSocket connect, get the tokens first and give them to the WebSocket plan in a data CSV (headers = { Authorization = \"Bearer ${row.token}\" })", e.Name)}
+			return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a plan with WebSocket scenarios; a plan holds one kind or the other for now. "+
+				"HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) go in the WebSocket scenario itself, as steps before its connect; "+
+				"other HTTP load runs as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
 		}
 	}
 	for _, t := range s.Targets {

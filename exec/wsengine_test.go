@@ -30,7 +30,7 @@ load {
     rate     = 1
   }
 }
-`, `"login" is an HTTP entry in a plan with WebSocket scenarios`},
+`, `"login" is an HTTP endpoint or scenario in a plan with WebSocket scenarios`},
 		{"h2", `
 target "t" {
   url      = "https://127.0.0.1:1"

@@ -41,7 +41,8 @@ type wsLoop struct {
 	rbuf    []byte
 	cipher  []byte // a TLS session's bytes as read, before its transport takes them
 	scratch []byte
-	frame   []byte // a frame being built
+	frame   []byte    // a frame being built (or an HTTP step's request)
+	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
 	targets []*wsTarget
 	marks   bool   // some step marks its frames: scan incoming frames for marks
@@ -97,6 +98,8 @@ type wsTarget struct {
 const (
 	wsDialing     = iota
 	wsHandshaking // TLS (wss://): the transport's handshake runs
+	wsHTTPWait    // before the connect: between HTTP steps (wshttp_linux.go)
+	wsHTTPBusy    // before the connect: an HTTP step's request sent, its response awaited
 	wsUpgrading
 	wsOpen
 	wsClosing // our close frame sent, awaiting the server's
@@ -118,11 +121,16 @@ type wsSession struct {
 	out   []byte // bytes the socket did not take yet
 	start int64
 	tr    transport // wss://: TLS between the socket and the frames; nil for ws://
+	// httpConn: the connection opening is an HTTP step's, before the
+	// connect (wshttp_linux.go), with that exchange's state in http.
+	httpConn bool
+	http     *wsHTTPExchange
 	// wantOut: EPOLLOUT is in the interest set (bytes wait for the socket).
 	wantOut bool
 	// dialAt is when the dial began; connect how long it took to open the
 	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
 	dialAt, connect int64
+	dialEnd         int64 // the connect timeout's instant, while dialing
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
 	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
@@ -206,6 +214,7 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
 			loopIdx: uint64(i), loops: uint64(n)}
 		l.vals.Seed = ex.s.Seed
+		l.enc.vals.Seed = ex.s.Seed
 		if session != nil {
 			l.users = wsUsers{spans: users[i], session: session}
 		} else {
@@ -422,11 +431,34 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 	l.stats.sessionsStarted++
 	l.active++
 	s.t.live++
-	st := &p.steps[0]
-	fd, err := newSocket(s.t.family, l.rxs.on)
-	if err == nil && len(s.t.sources) > 0 {
-		src := s.t.sources[s.t.next%len(s.t.sources)]
-		s.t.next++
+	if p.connect > 0 {
+		l.httpNext(s) // HTTP steps first (wshttp_linux.go)
+		return
+	}
+	l.dialWS(s)
+}
+
+// dialWS opens the session's WebSocket connection; the upgrade follows.
+func (l *wsLoop) dialWS(s *wsSession) {
+	switch err := l.dial(s, s.t); {
+	case err == errNoRoom:
+		l.connectFailed(s, s.prog.connectStep(), results.LocalResources)
+	case err != nil:
+		l.connectError(s, err)
+	}
+}
+
+// errNoRoom: the epoll set took no more sockets.
+var errNoRoom = errors.New("the epoll set is full")
+
+// dial opens a non-blocking connection to t for the session: its socket
+// (bound to t's next source address), its transport for TLS, its place in
+// the epoll set and its connect timer. An error leaves nothing open.
+func (l *wsLoop) dial(s *wsSession, t *wsTarget) error {
+	fd, err := newSocket(t.family, l.rxs.on)
+	if err == nil && len(t.sources) > 0 {
+		src := t.sources[t.next%len(t.sources)]
+		t.next++
 		_ = unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 		if err = unix.Bind(fd, src); err != nil {
 			closeFD(fd)
@@ -434,38 +466,37 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 		}
 	}
 	if err == nil {
-		if err = connect(fd, s.t.sa); err != nil {
+		if err = connect(fd, t.sa); err != nil {
 			closeFD(fd)
 		}
 	}
 	s.connSent = l.ex.clock.now()
 	s.dialAt = s.connSent
+	s.state = wsDialing
 	if err != nil {
-		l.connectError(s, &dialError{err})
-		return
+		return &dialError{err}
 	}
 	s.fd = fd
-	if s.t.transport != nil {
+	if t.transport != nil {
 		id := s.id
-		if s.tr, err = s.t.transport(func() { l.p.wake(id) }); err != nil {
+		if s.tr, err = t.transport(func() { l.p.wake(id) }); err != nil {
 			closeFD(fd)
 			s.fd = -1
-			l.connectError(s, &dialError{err})
-			return
+			return &dialError{err}
 		}
 	}
 	if err := l.p.add(fd, s.id, true); err != nil {
 		l.dropTransport(s)
 		closeFD(fd)
 		s.fd = -1
-		l.connectFailed(s, st, results.LocalResources)
-		return
+		return errNoRoom
 	}
 	s.wantOut = true
 	l.outs++
 	l.open++
-	s.state = wsDialing
-	l.setTimer(s, s.connSent+s.t.connect)
+	s.dialEnd = s.connSent + t.connect
+	l.setTimer(s, s.dialEnd)
+	return nil
 }
 
 func (l *wsLoop) newSession() *wsSession {
@@ -473,8 +504,8 @@ func (l *wsLoop) newSession() *wsSession {
 	if n := len(l.free); n > 0 {
 		s = l.sess[l.free[n-1]]
 		l.free = l.free[:n-1]
-		id, r, captured, have, awaits := s.id, s.r, s.captured, s.have, s.awaits
-		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0]}
+		id, r, captured, have, awaits, http := s.id, s.r, s.captured, s.have, s.awaits, s.http
+		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0], http: http}
 		s.r.Reset()
 		s.r.Release()
 	} else {
@@ -504,7 +535,7 @@ func (l *wsLoop) event(s *wsSession, ev uint32) {
 			return
 		}
 		s.connect = max(l.now-s.dialAt, 1)
-		l.upgrade(s)
+		l.opened(s)
 		return
 	case wsHandshaking:
 		if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
@@ -529,7 +560,7 @@ func (l *wsLoop) event(s *wsSession, ev uint32) {
 
 // upgrade sends the HTTP upgrade request of the connect step.
 func (l *wsLoop) upgrade(s *wsSession) {
-	st := &s.prog.steps[0]
+	st := s.prog.connectStep()
 	var nonce [16]byte
 	for i := range nonce {
 		nonce[i] = byte(l.rng.Uint64())
@@ -570,7 +601,7 @@ func (l *wsLoop) upgrade(s *wsSession) {
 
 // upgradeEnd is when the upgrade's answer is late: the connect step's
 // timeout, counted from the session's due instant.
-func (s *wsSession) upgradeEnd() int64 { return s.connSched + int64(s.prog.steps[0].req.timeout) }
+func (s *wsSession) upgradeEnd() int64 { return s.connSched + int64(s.prog.connectStep().req.timeout) }
 
 // values are what a send's holes are filled from.
 func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
@@ -698,13 +729,16 @@ func lostKind(errno syscall.Errno) results.ErrorKind {
 // received handles bytes the server sent: the upgrade's answer while it
 // arrives, then frames. False once the session ended.
 func (l *wsLoop) received(s *wsSession, b []byte) bool {
+	if s.state == wsHTTPBusy {
+		return l.httpReceived(s, b)
+	}
 	if s.state == wsUpgrading {
 		s.head = append(s.head, b...)
-		used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.steps[0].spec.WebSocket.Subprotocols)
+		used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.connectStep().spec.WebSocket.Subprotocols)
 		if used == 0 && err == nil {
 			return true
 		}
-		st := &s.prog.steps[0]
+		st := s.prog.connectStep()
 		if err != nil {
 			s.failed = true
 			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
@@ -1128,7 +1162,11 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 		return
 	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
-		l.connectFailed(s, &s.prog.steps[0], kind)
+		l.connectFailed(s, s.prog.connectStep(), kind)
+		return
+	}
+	if s.state == wsHTTPBusy {
+		l.httpEnded(s, kind)
 		return
 	}
 	if l.ex.aborted.Load() {
@@ -1151,6 +1189,10 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 // connectFailed records the connect row and every other row of a session
 // whose connection never opened.
 func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind) {
+	if s.httpConn {
+		l.httpFailed(s, kind, nil) // the connection of an HTTP step before the connect
+		return
+	}
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
 	}
@@ -1159,7 +1201,7 @@ func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind)
 		sent = -1 // the upgrade never went out
 	}
 	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, 0, 0), st)
-	s.i, s.j = 0, 1
+	s.i, s.j = s.prog.connect, 1
 	rest := results.WSClosed
 	if kind == results.Interrupted {
 		rest = results.NotSent

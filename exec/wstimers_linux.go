@@ -13,6 +13,14 @@ import (
 // armTimer puts the session's next instant (pause end, earliest await
 // deadline) in the timer heap.
 func (l *wsLoop) armTimer(s *wsSession) {
+	switch s.state {
+	case wsHTTPWait:
+		l.setTimer(s, s.wakeAt)
+		return
+	case wsHTTPBusy:
+		l.setTimer(s, s.http.deadline)
+		return
+	}
 	at := int64(-1)
 	if !s.blocked && s.wakeAt > l.now {
 		at = s.wakeAt
@@ -66,14 +74,28 @@ func (l *wsLoop) fireTimers() {
 func (l *wsLoop) timeout(s *wsSession) {
 	switch s.state {
 	case wsDialing, wsHandshaking:
-		l.connectFailed(s, &s.prog.steps[0], results.ConnectTimeout)
+		if l.now < s.dialEnd {
+			l.setTimer(s, s.dialEnd) // an earlier timer of the session's, come before this dial's end
+			return
+		}
+		l.connectFailed(s, s.prog.connectStep(), results.ConnectTimeout)
+		return
+	case wsHTTPWait:
+		l.httpNext(s)
+		return
+	case wsHTTPBusy:
+		if l.now < s.http.deadline {
+			l.setTimer(s, s.http.deadline)
+			return
+		}
+		l.httpFailed(s, results.Timeout, nil)
 		return
 	case wsUpgrading:
 		if end := s.upgradeEnd(); l.now < end {
 			l.setTimer(s, end) // the dial's timer, come while the upgrade still has time
 			return
 		}
-		l.connectFailed(s, &s.prog.steps[0], results.Timeout)
+		l.connectFailed(s, s.prog.connectStep(), results.Timeout)
 		return
 	}
 	for i := 0; i < len(s.awaits); {

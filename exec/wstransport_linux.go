@@ -65,9 +65,9 @@ func (l *wsLoop) pump(s *wsSession) {
 			l.handshaking--
 			l.now = l.ex.clock.now()
 			s.connect = max(l.now-s.dialAt, 1)
-			l.upgrade(s)
+			l.opened(s)
 		}
-	case wsUpgrading, wsOpen, wsClosing:
+	case wsHTTPBusy, wsUpgrading, wsOpen, wsClosing:
 		l.arrived(-1)
 		l.plaintext(s)
 	}
@@ -182,7 +182,11 @@ func (l *wsLoop) dropTransport(s *wsSession) {
 // with err's text (for a tls error, why: unknown authority, name mismatch,
 // expired).
 func (l *wsLoop) connectError(s *wsSession, err error) {
-	st := &s.prog.steps[0]
+	if s.httpConn {
+		l.httpFailed(s, classify(err), err)
+		return
+	}
+	st := s.prog.connectStep()
 	kind := classify(err)
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
@@ -198,6 +202,10 @@ func (l *wsLoop) connectError(s *wsSession, err error) {
 // upgrade (a TLS 1.3 server refusing the client's certificate says so on
 // the first read) it is the connect's error; later, the session's.
 func (l *wsLoop) connLostErr(s *wsSession, err error) {
+	if s.state == wsHTTPBusy {
+		l.httpFailed(s, classify(err), err)
+		return
+	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		l.connectError(s, asTLSError(err))
 		return

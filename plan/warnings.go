@@ -91,7 +91,7 @@ func peakTargetRates(p *Plan, peak float64) map[string]float64 {
 	}
 	for _, s := range p.Scenarios {
 		sessions := peak * share(s.Weight)
-		if len(s.Steps) > 0 && s.Steps[0].Kind == StepConnect {
+		if s.connect() != nil {
 			// A WebSocket session holds one connection for its whole life,
 			// however many frames it sends: its frames need no connections of
 			// their own, and its connections are checked before the run.
@@ -130,7 +130,8 @@ func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
 	rate := map[string]float64{}
 	life := map[string]time.Duration{}
 	for _, s := range p.Scenarios {
-		if len(s.Steps) == 0 || s.Steps[0].Kind != StepConnect || total == 0 {
+		connect := s.connect()
+		if connect == nil || total == 0 {
 			continue
 		}
 		share := float64(s.Weight) / total
@@ -138,7 +139,7 @@ func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
 			share = 1 / entries
 		}
 		d := sessionPauses(s)
-		t := s.Steps[0].Target
+		t := connect.Target
 		held[t] += share * mostStartedWithin(p.Load.Stages, d)
 		rate[t] += peak * share
 		life[t] = max(life[t], d)
@@ -201,6 +202,16 @@ func arrivalsBy(stages []Stage, t time.Duration) float64 {
 		t -= st.Duration
 	}
 	return n
+}
+
+// connect is a WebSocket scenario's connect step, nil for an HTTP one.
+func (s *Scenario) connect() *Step {
+	for _, st := range s.Steps {
+		if st.Kind == StepConnect {
+			return st
+		}
+	}
+	return nil
 }
 
 // sessionPauses is the least time a WebSocket session stays connected: its

@@ -3,7 +3,7 @@ package plan
 import "time"
 
 // StepKind says what a scenario step does. HTTP steps send a request; the
-// others make up WebSocket scenarios, whose first step is a connect.
+// others make up WebSocket scenarios, which connect in one step (HTTP steps may come before it).
 type StepKind uint8
 
 // Step kinds.
