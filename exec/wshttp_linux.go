@@ -70,11 +70,14 @@ func (l *wsLoop) httpNext(s *wsSession) {
 		s.httpConn = true
 		switch err := l.dial(s, l.targets[st.req.spec.Target]); {
 		case err == errNoRoom:
-			l.httpFailed(s, results.LocalResources, nil)
+			l.httpFailure(s, results.LocalResources, nil)
 		case err != nil:
-			l.httpFailed(s, classify(err), err)
+			l.httpFailure(s, classify(err), err)
+		default:
+			return // the request goes out once the connection opens
 		}
-		return
+		// It failed at once: on to the next, in this loop (a run of
+		// failures does not recurse).
 	}
 	// The HTTP steps are done: the WebSocket connection, scheduled from
 	// when the connect became ready.
@@ -195,6 +198,12 @@ func (l *wsLoop) httpDone(s *wsSession, done int64) {
 // known, says why in its sample), closes its connection and goes on: its
 // captures are missing, and the next step is ready now.
 func (l *wsLoop) httpFailed(s *wsSession, kind results.ErrorKind, err error) {
+	l.httpFailure(s, kind, err)
+	l.httpNext(s)
+}
+
+// httpFailure is httpFailed without going on.
+func (l *wsLoop) httpFailure(s *wsSession, kind results.ErrorKind, err error) {
 	st, x := s.httpStep(), s.http
 	now := l.ex.clock.now()
 	var row results.Row
@@ -222,7 +231,6 @@ func (l *wsLoop) httpFailed(s *wsSession, kind results.ErrorKind, err error) {
 	l.httpClose(s)
 	s.j++
 	s.ready, l.now = now, now
-	l.httpNext(s)
 }
 
 // httpClose closes an HTTP step's connection, if open.

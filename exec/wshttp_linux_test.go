@@ -213,3 +213,25 @@ func TestWSHTTPLoginInterrupted(t *testing.T) {
 		t.Fatalf("rows %v, upgrades %d", kinds, ls.upgraded.Load())
 	}
 }
+
+// A login whose server refuses the connection is connect_refused, with
+// the reason in its sample; the connect, missing its token, is
+// capture_failed and never dials.
+func TestWSHTTPLoginConnectRefused(t *testing.T) {
+	s := compilePlan(t, fmt.Sprintf(loginWSPlan, "http://127.0.0.1:1", "", "alice"), nil)
+	dir := t.TempDir() + "/run"
+	if _, err := Run(t.Context(), s, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := sessionRows(t, dir)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		if got := fmt.Sprint(rs[0].Name, rs[0].Error, rs[1].Name, rs[1].Error); got != fmt.Sprint("s.login", "connect_refused", "s.connect", "capture_failed") {
+			t.Fatalf("slot %d: %s", k, got)
+		}
+	}
+	ss := readSampleFile(t, dir)
+	if len(ss) == 0 || ss[0].Error != "connect_refused" || !strings.Contains(ss[0].Detail, "refused") {
+		t.Fatalf("samples %+v", ss)
+	}
+}
