@@ -214,11 +214,17 @@ func TestWSHTTPLoginInterrupted(t *testing.T) {
 	}
 }
 
-// A login whose server refuses the connection is connect_refused, with
-// the reason in its sample; the connect, missing its token, is
-// capture_failed and never dials.
+// A login on a target of its own whose server refuses the connection is
+// connect_refused, with the reason in its sample; the connect, missing its
+// token, is capture_failed and never dials. The steps after the connect
+// need no target: they go on the connect's connection.
 func TestWSHTTPLoginConnectRefused(t *testing.T) {
-	s := compilePlan(t, fmt.Sprintf(loginWSPlan, "http://127.0.0.1:1", "", "alice"), nil)
+	ls := startLoginServer(t, nil)
+	src := strings.Replace(fmt.Sprintf(loginWSPlan, "http://"+ls.addr, "", "alice"),
+		"    method  = \"POST\"\n", "    target  = \"auth\"\n    method  = \"POST\"\n", 1)
+	src = strings.Replace(src, "    connect = \"/echo\"\n", "    target  = \"t\"\n    connect = \"/echo\"\n", 1)
+	src += "target \"auth\" {\n  url = \"http://127.0.0.1:1\"\n}\n"
+	s := compilePlan(t, src, nil)
 	dir := t.TempDir() + "/run"
 	if _, err := Run(t.Context(), s, Options{OutDir: dir}); err != nil {
 		t.Fatal(err)
@@ -233,5 +239,8 @@ func TestWSHTTPLoginConnectRefused(t *testing.T) {
 	ss := readSampleFile(t, dir)
 	if len(ss) == 0 || ss[0].Error != "connect_refused" || !strings.Contains(ss[0].Detail, "refused") {
 		t.Fatalf("samples %+v", ss)
+	}
+	if ls.upgraded.Load() != 0 || ls.refused.Load() != 0 {
+		t.Fatalf("upgraded %d, refused %d: no connect should have been tried", ls.upgraded.Load(), ls.refused.Load())
 	}
 }

@@ -90,10 +90,11 @@ func checkWebSocketOrder(s *Scenario) hcl.Diagnostics {
 // a WebSocket session (and how many HTTP steps come before its connect),
 // inside a for_each, and what earlier steps captured.
 type stepContext struct {
-	websocket  bool
-	httpBefore int
-	each       bool
-	captured   map[string]bool
+	websocket     bool
+	httpBefore    int
+	connectTarget string // the connect's target, for the steps after it
+	each          bool
+	captured      map[string]bool
 }
 
 // scenarioData picks the data block feeding row.*: the one named by `data`,
@@ -144,6 +145,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 
 	var steps []*Step
 	captured := sctx.captured
+	connectTarget := sctx.connectTarget
 	firstStep := map[string]hcl.Range{}
 	for i, b := range blocks {
 		st := &Step{Name: b.Labels[0], Repeat: 1, Think: -1, Captures: captures[i], DeclRange: b.DefRange}
@@ -166,6 +168,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 			later:      pending,
 			each:       sctx.each,
 		}
+		sc.connectTarget = connectTarget
 		var d hcl.Diagnostics
 		websocket := sctx.websocket && i >= sctx.httpBefore // HTTP steps may precede the connect
 		st.Kind, d = stepKind(contents[i], b, websocket)
@@ -197,7 +200,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "for_each without steps",
 					Detail: fmt.Sprintf("for_each step %q runs its nested step blocks once per element; add at least one.", st.Name), Subject: b.DefRange.Ptr()})
 			}
-			inner := stepContext{websocket: true, each: true, captured: copySet(captured)}
+			inner := stepContext{websocket: true, each: true, captured: copySet(captured), connectTarget: connectTarget}
 			st.WebSocket.Steps, d = l.decodeSteps(scenario, nested, data, noRow, inner)
 			diags = append(diags, d...)
 			for _, ns := range st.WebSocket.Steps {
@@ -231,6 +234,9 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 		}
 		for _, c := range st.Captures {
 			captured[c.Name] = true
+		}
+		if st.Kind == StepConnect {
+			connectTarget = st.Target
 		}
 		steps = append(steps, st)
 	}
