@@ -25,7 +25,7 @@ func TestTinodeExample(t *testing.T) {
 		fanut bool
 	}{
 		{"Loadtest", []string{"num_sessions=12", "ramp=1", "publish_count=3", "publish_interval=20", "pause=20ms", "pause_scale=0"}, true},
-		{"MeLoadtest", []string{"num_sessions=8", "ramp=1", "pause=20ms", "hold=200ms"}, false},
+		{"MeLoadtest", []string{"num_sessions=8", "ramp=1", "pause=20ms", "hold=0.2"}, false},
 		{"SingleTopicLoadtest", []string{"num_sessions=10", "ramp=1", "publish_count=3", "publish_interval=50", "pause=20ms", "pause_scale=0"}, true},
 	} {
 		t.Run(tc.test, func(t *testing.T) {

@@ -93,8 +93,12 @@ variable "pause_scale" {
   default = 1 # Gatling's other pauses (up to 2, 3 or 10 s, and 15 s) times this; 0 drops them
 }
 variable "hold" {
-  type    = string
-  default = "10s" # MeLoadtest: how long a session stays on `me` (Gatling: 1000s)
+  type    = number
+  default = 10 # MeLoadtest: seconds a session stays on `me` (Gatling: 1000)
+}
+variable "session_max" {
+  type    = number
+  default = 300 # seconds a session may run after the ramp (MeLoadtest: beyond hold)
 }
 variable "max_topics" {
   type    = number
@@ -247,7 +251,7 @@ scenario "MeLoadtest" {
     capture = { subs = json("meta.sub[*].topic") }
   }
   step "stay" {
-    hold = var.hold
+    hold = "${var.hold}s"
   }
   step "close" {
     close = 1000
@@ -342,12 +346,19 @@ scenario "SingleTopicLoadtest" {
 
 # num_sessions / ramp sessions per second for ramp seconds: exactly
 # num_sessions sessions, evenly spread (Gatling's rampUsers(n) during ramp).
+# Each session then runs to its end, as Gatling's do: the second stage
+# starts nothing and only says how long after the ramp sessions may still
+# be running (the schedule's end, past which tressi cuts them).
 load {
   model = "open"
   seed  = 1
   stage {
     duration = "${var.ramp}s"
     rate     = var.num_sessions / var.ramp
+  }
+  stage {
+    duration = "${var.session_max + (var.test == "MeLoadtest" ? var.hold : 0)}s"
+    rate     = 0
   }
 }
 
