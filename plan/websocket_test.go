@@ -23,6 +23,14 @@ func TestWebSocketPlanBothSyntaxes(t *testing.T) {
 		t.Errorf("source_addresses %v", got)
 	}
 	steps := native.Scenarios[0].Steps
+	auth := steps[0] // an HTTP step before the connect
+	if auth.Kind != StepHTTP || auth.Method != "POST" || len(auth.Captures) != 1 || auth.Captures[0].Name != "token" {
+		t.Fatalf("auth step %+v", auth)
+	}
+	if h := steps[1].Headers; len(h) != 1 || h[0].Name != "Authorization" {
+		t.Errorf("connect headers %+v", h)
+	}
+	steps = steps[1:]
 	kinds := []StepKind{StepConnect, StepSend, StepSend, StepForEach, StepHold, StepThink, StepClose}
 	for i, k := range kinds {
 		if steps[i].Kind != k {

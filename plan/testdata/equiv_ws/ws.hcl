@@ -3,8 +3,15 @@ target "chat" {
   source_addresses = ["127.0.0.2", "127.0.0.3"]
 }
 scenario "chat" {
+  step "auth" {
+    method  = "POST"
+    path    = "/auth"
+    body    = "u-${seq}"
+    capture = { token = json("token") }
+  }
   step "connect" {
     connect      = "/v0/channels?apikey=k&s=${seq}"
+    headers      = { Authorization = "Bearer ${captured.token}" }
     subprotocols = ["chat"]
     think        = "10ms"
   }
