@@ -17,7 +17,7 @@
 # SESSIONS (100) and RAMP (20 s) per test,
 # PAUSE_SCALE (1: Gatling's pauses), HOLD (MeLoadtest, 10 s), LOAD_USERS
 # (300 generated accounts), TRESSI (a tressi binary; default: go run
-# ./cmd/tressi), TINODE_CACHE (where the build is kept, .cache/tinode).
+# ./cmd/tressi), TINODE_CACHE (where the build is kept: ~/.cache/tressi/tinode-v0.22.13).
 #
 # Exit status: 0 all checks passed; 1 a check failed; 3 the server could not
 # be set up here (no apt-get, no network, a failed build): the caller may
@@ -26,7 +26,8 @@ set -euo pipefail
 
 VERSION=v0.22.13
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${TINODE_CACHE:-$REPO/.cache/tinode}
+# Outside the repository: Tinode's sources are not gofmt-clean, and gofmt -l . must stay empty.
+CACHE=${TINODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tressi/tinode-$VERSION}
 SESSIONS=${SESSIONS:-100}
 RAMP=${RAMP:-20}
 PAUSE_SCALE=${PAUSE_SCALE:-1}
