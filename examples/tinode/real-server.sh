@@ -11,10 +11,13 @@
 #   examples/tinode/real-server.sh up DIR     # only start it; DIR/env says where
 #   examples/tinode/real-server.sh down DIR   # stop what `up DIR` started
 #
-# Settings (environment): SESSIONS (100) and RAMP (20 s) per test,
+# Settings (environment): TLS=1 serves Tinode over TLS with a self-signed
+# certificate for 127.0.0.1 and runs the tests over wss:// (tressi trusts
+# it through SSL_CERT_FILE; this needs a tressi with wss:// sessions),
+# SESSIONS (100) and RAMP (20 s) per test,
 # PAUSE_SCALE (1: Gatling's pauses), HOLD (MeLoadtest, 10 s), LOAD_USERS
 # (300 generated accounts), TRESSI (a tressi binary; default: go run
-# ./cmd/tressi), TINODE_CACHE (where the build is kept, .cache/tinode).
+# ./cmd/tressi), TINODE_CACHE (where the build is kept: ~/.cache/tressi/tinode-v0.22.13).
 #
 # Exit status: 0 all checks passed; 1 a check failed; 3 the server could not
 # be set up here (no apt-get, no network, a failed build): the caller may
@@ -23,12 +26,14 @@ set -euo pipefail
 
 VERSION=v0.22.13
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${TINODE_CACHE:-$REPO/.cache/tinode}
+# Outside the repository: Tinode's sources are not gofmt-clean, and gofmt -l . must stay empty.
+CACHE=${TINODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tressi/tinode-$VERSION}
 SESSIONS=${SESSIONS:-100}
 RAMP=${RAMP:-20}
 PAUSE_SCALE=${PAUSE_SCALE:-1}
 HOLD=${HOLD:-10}
 LOAD_USERS=${LOAD_USERS:-300}
+TLS=${TLS:-0}
 API_KEY=AQEAAAABAAD_rAp4DJh05a1HAwFT3A6K # Tinode's default key, as the example's
 
 say() { echo "tinode: $*" >&2; }
@@ -52,6 +57,7 @@ install_packages() {
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
   /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
   command -v curl >/dev/null 2>&1 || need+=(curl)
+  [ "$TLS" = 1 ] && ! command -v openssl >/dev/null 2>&1 && need+=(openssl)
   [ ${#need[@]} = 0 ] && return
   command -v apt-get >/dev/null 2>&1 || cannot "no apt-get to install ${need[*]}"
   say "installing ${need[*]} from Debian"
@@ -101,6 +107,13 @@ up() {
   # no plugins; max_subscriber_count raised so SingleTopicLoadtest's
   # accounts may all join one group (Tinode's default is 128).
   mkdir -p "$run/uploads"
+  local tls='{"enabled": false}' scheme=http
+  if [ "$TLS" = 1 ]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$run/tls.key" -out "$run/tls.crt" -days 2 \
+      -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null || cannot "openssl could not make a certificate"
+    tls="{\"enabled\": true, \"http_redirect\": \"\", \"cert_file\": \"$run/tls.crt\", \"key_file\": \"$run/tls.key\"}"
+    scheme=https
+  fi
   cat >"$run/tinode.conf" <<EOF
 {
   "listen": "127.0.0.1:0",
@@ -111,7 +124,7 @@ up() {
   "max_tag_count": 16,
   "media": {"use_handler": "fs", "max_size": 8388608, "gc_period": 60, "gc_block_size": 100,
             "handlers": {"fs": {"upload_dir": "$run/uploads"}}},
-  "tls": {"enabled": false},
+  "tls": $tls,
   "auth_config": {
     "basic": {"add_to_tags": true, "min_login_length": 4, "min_password_length": 6},
     "token": {"expire_in": 1209600, "serial_num": 1, "key": "wfaY2RgF2S1OQI/ZlK+LSrp1KB2jwAdGAIHQ7JZn+Kc="}
@@ -164,19 +177,19 @@ EOF
     >"$run/server.log" 2>&1 </dev/null) &
   echo $! >"$run/server.pid"
   for _ in $(seq 100); do
-    if curl -s -o /dev/null "http://127.0.0.1:$port/v0/channels"; then
+    if curl -sk -o /dev/null "$scheme://127.0.0.1:$port/v0/channels"; then
       break
     fi
     sleep 0.1
   done
-  curl -s -o /dev/null "http://127.0.0.1:$port/v0/channels" || { tail -20 "$run/server.log" >&2; exit 1; }
+  curl -sk -o /dev/null "$scheme://127.0.0.1:$port/v0/channels" || { tail -20 "$run/server.log" >&2; exit 1; }
   cat >"$run/env" <<EOF
-BASE_URL=http://127.0.0.1:$port
+BASE_URL=$scheme://127.0.0.1:$port
 TOPIC=$topic
 SAMPLE_ACCOUNTS=$run/sample.csv
 LOAD_ACCOUNTS=$run/load.csv
 EOF
-  say "Tinode $VERSION listening on http://127.0.0.1:$port (single topic $topic); $run/env"
+  say "Tinode $VERSION listening on $scheme://127.0.0.1:$port (single topic $topic); $run/env"
 }
 
 down() {
@@ -197,6 +210,9 @@ down() {
 }
 
 tressi() {
+  if [ "$TLS" = 1 ] && [ -n "${RUN:-}" ]; then
+    export SSL_CERT_FILE=$RUN/tls.crt # the self-signed certificate up made
+  fi
   if [ -n "${TRESSI:-}" ]; then
     "$TRESSI" "$@"
   else

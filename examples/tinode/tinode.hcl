@@ -8,7 +8,7 @@
 #     2 s, publish_count × {"pub"} a random pause of up to publish_interval
 #     ms apart (none to a channel, chn…, which readers may not publish to),
 #     {"leave"}, a pause of up to 3 s; close.
-#   MeLoadtest: stay attached to `me` for `hold`; close.
+#   MeLoadtest: stay attached to `me` for `hold` seconds; close.
 #   SingleTopicLoadtest: {"sub"} topic, a pause of up to 10 s,
 #     publish_count × {"pub"}, 15 s, {"leave"}, up to 3 s; close.
 #
@@ -16,10 +16,16 @@
 # id, so replies are matched whatever else arrives (data and pres frames of
 # other sessions, the metas and the trailing ctrl 204/208 of a sub). Like the
 # Gatling checks, sub and pub must answer 2xx; hi, login and leave any ctrl
-# tressi counts as ok (200–399: a leave of a topic the sub failed to attach
-# is 304 "not joined"). Each pub's content carries a mark: when another
+# tressi counts as ok (200–399). As Gatling's exitHereIfFailed, a failed
+# login, sub me, get or sub ends the session (exit_if_failed: the rows it
+# would still have sent are `skipped`): Tinode's sample data has a ban (dave
+# banned bob: bob's sub to their chat is a 403), and under contention Tinode
+# answers 503 "locked". Each pub's content carries a mark: when another
 # session receives the message, tressi records the delivery and its latency
-# from the publish (fan-out).
+# from the publish (fan-out). A sub fetches the topic's stored messages too
+# (get data), and a message of this run fetched that way counts as a
+# delivery as old as the message: Loadtest's delivery latency is mostly
+# history, SingleTopicLoadtest's p50 is live fan-out.
 #
 #   tressi apply examples/tinode --var num_sessions=100 --var ramp=10
 #   tressi apply examples/tinode --var base_url=http://tinode:6060 --var accounts=users.csv
@@ -35,9 +41,9 @@
 # Where it differs from the Gatling script: every login is basic (Gatling
 # logs a user in again with the token an earlier session cached); the
 # topics are taken in the server's order (Gatling shuffles them), at most
-# max_topics of them; a channel gets no pubs and no 5 s pause instead; and
-# a session goes on after a failed step (Gatling's exitHereIfFailed ends
-# it), so what follows is recorded too (a pub after a failed sub: 409).
+# max_topics of them; a channel gets no pubs and no 5 s pause instead; a
+# failed pub does not end the pubs to its topic (Gatling's exitBlockOnFail
+# leaves the repeat); MeLoadtest holds 10 s, not 1000 s, unless asked.
 
 variable "base_url" {
   type    = string
