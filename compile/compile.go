@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -285,7 +286,9 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		for _, st := range sc.Steps {
 			e.Steps = append(e.Steps, build(st))
 		}
-		e.WebSocket = len(sc.Steps) > 0 && sc.Steps[0].Kind == plan.StepConnect
+		// A session that connects is a WebSocket session; HTTP steps may
+		// come before its connect.
+		e.WebSocket = slices.ContainsFunc(sc.Steps, func(st *plan.Step) bool { return st.Kind == plan.StepConnect })
 		diags = append(diags, checkSession(sc, &e)...)
 		e.Connection = sc.Connection
 		if e.Connection == "" && len(e.Steps) > 0 && e.Steps[0].Request >= 0 {

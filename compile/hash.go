@@ -227,4 +227,12 @@ func (c *canon) step(st *Step) {
 	for i := range w.Steps {
 		c.step(&w.Steps[i])
 	}
+	// Only when set, so the hashes of plans without them stay as they were.
+	if w.SkipIf != "" {
+		c.str("skip_if")
+		c.str(w.SkipIf)
+	}
+	if w.ExitIfFailed {
+		c.str("exit_if_failed")
+	}
 }

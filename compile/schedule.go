@@ -177,7 +177,7 @@ type Entry struct {
 	Data       int    // index into Schedule.Data feeding row.*, -1 for none
 	Connection string // effective connection mode of its sessions
 	Think      time.Duration
-	// WebSocket: the scenario is a WebSocket session (its first step connects).
+	// WebSocket: the scenario is a WebSocket session (a step connects; only HTTP steps come before it).
 	WebSocket bool `json:",omitempty"`
 }
 

@@ -15,6 +15,8 @@ type WebSocketStep struct {
 	Binary       bool     `json:",omitempty"`
 	Wait         bool
 	Marked       bool   `json:",omitempty"`
+	SkipIf       string `json:",omitempty"` // a regexp: frames it matches are not sent
+	ExitIfFailed bool   `json:",omitempty"` // a failed answer ends the session
 	Await        *Await `json:",omitempty"`
 	Hold         time.Duration
 	CloseCode    int
@@ -47,7 +49,7 @@ func buildWebSocketStep(st *plan.Step, scope requestScope, nextID *uint32, build
 	}
 	var diags hcl.Diagnostics
 	out := &WebSocketStep{Subprotocols: w.Subprotocols, Binary: w.Binary, Wait: w.Wait, Marked: w.Marked,
-		Hold: w.Hold, CloseCode: w.CloseCode, Items: -1, Max: w.Max}
+		SkipIf: w.SkipIf, ExitIfFailed: w.ExitIfFailed, Hold: w.Hold, CloseCode: w.CloseCode, Items: -1, Max: w.Max}
 	if a := w.Await; a != nil {
 		ca := &Await{Regex: a.Regex, Timeout: a.Timeout, Status: a.Status}
 		for _, m := range a.JSON {

@@ -22,6 +22,12 @@ func TestMain(m *testing.M) {
 	case "h2c":
 		runHelperH2CServer()
 		return
+	case "target":
+		runHelperTarget(false)
+		return
+	case "target-tls":
+		runHelperTarget(true)
+		return
 	}
 	os.Exit(m.Run())
 }

@@ -209,6 +209,10 @@ func (r *recorder) take(rows []results.Row, expect func(uint16, uint16) bool) {
 
 func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 	t := &r.totals
+	if row.Error.NotRequest() {
+		t.Errors[row.Error]++
+		return
+	}
 	t.Requests++
 	if row.Sent >= 0 {
 		t.Sent++

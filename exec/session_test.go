@@ -61,9 +61,13 @@ func sessionRows(t *testing.T, dir string) (map[uint64][]namedRow, results.Meta)
 		}
 		for i := 0; i < b.Len; i++ {
 			kind, _ := results.ParseErrorKind(b.ErrorNames[b.Error[i]])
+			var connect int64
+			if b.Connect != nil { // the column is left out of batches without a connect time
+				connect = b.Connect[i]
+			}
 			bySlot[b.Slot[i]] = append(bySlot[b.Slot[i]], namedRow{Name: b.EndpointNames[b.Endpoint[i]], Row: results.Row{
 				Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
-				Service: b.Service[i], Status: b.Status[i], Error: kind}})
+				Service: b.Service[i], Status: b.Status[i], Error: kind, Connect: connect}})
 		}
 	}
 	if r.Err() != nil || r.Truncated != nil {

@@ -284,3 +284,167 @@ func TestWSInterruptAccountsEverySlot(t *testing.T) {
 		t.Fatalf("error kinds %v: want ok, not_sent and interrupted rows", kinds)
 	}
 }
+
+const skipPlan = `
+target "t" {
+  url = "ws://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "list" {
+    send    = jsonencode({ list = [{ topic = "grpA" }, { topic = "chnB" }, { topic = "grpC" }] })
+    await {}
+    capture = { topics = json("list[*].topic") }
+  }
+  step "topics" {
+    for_each = captured.topics
+    max      = 5
+    step "pub" {
+      send    = jsonencode({ pub = { id = "p-${seq}-${each.index}", topic = each.value } })
+      skip_if = "\"topic\":\"chn"
+      repeat  = 2
+      await {
+        json = { "pub.id" = "p-${seq}-${each.index}" }
+      }
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 4
+  }
+}
+thresholds {
+  error_rate = 0.01
+}
+`
+
+// A send skip_if matches is not sent: its rows are `skipped`, as the
+// iterations beyond the captured array are `no_item`, and neither kind is a
+// request or an error in the run's totals or its verdict.
+func TestWSSkipIfAndMissingItems(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(skipPlan, addr), nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	out, err := Run(context.Background(), s, Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := sessionRows(t, dir)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		kinds := map[results.ErrorKind]int{}
+		for _, r := range rs {
+			kinds[r.Error]++
+		}
+		// connect, list, 3 items × 2 pubs (one item skipped), 2 missing
+		// items × 2, close.
+		if kinds[results.None] != 7 || kinds[results.Skipped] != 2 || kinds[results.NoItem] != 4 || len(kinds) != 3 {
+			t.Fatalf("slot %d: row kinds %v", k, kinds)
+		}
+	}
+	if want := 7 * s.Count; out.Requests != want || out.OK != want {
+		t.Fatalf("requests %d ok %d, want %d of each (skipped and no_item rows are not requests)", out.Requests, out.OK, want)
+	}
+	for _, th := range out.Thresholds {
+		if !th.OK {
+			t.Fatalf("threshold %s failed: %+v", th.Name, th)
+		}
+	}
+	sum, err := results.ReadWebSocketSummary(dir)
+	if err != nil || sum == nil {
+		t.Fatalf("websocket.json: %v", err)
+	}
+	if sum.Messages.Sent != 6*s.Count || sum.Sessions.Completed != s.Count {
+		t.Fatalf("summary %+v: want %d frames sent (the skipped ones are not)", sum, 6*s.Count)
+	}
+}
+
+const exitPlan = `
+target "t" {
+  url = "ws://%s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "list" {
+    send    = jsonencode({ list = [{ t = "a" }, { t = "b" }, { t = "c" }, { t = "d" }] })
+    await {}
+    capture = { items = json("list[*].t") }
+  }
+  step "items" {
+    for_each = captured.items
+    max      = 5
+    step "pub" {
+      send           = "{\"id\":\"p-${seq}-${each.value}\",\"code\":40${each.index}}"
+      exit_if_failed = true
+      await {
+        json   = { id = "p-${seq}-${each.value}" }
+        status = "code"
+      }
+      expect { status = [400, 401] }
+    }
+  }
+  step "after" {
+    send = "x"
+    await {}
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 3
+  }
+}
+`
+
+// exit_if_failed ends the session at the first failed answer of its step,
+// as Gatling's exitHereIfFailed: the third item answers 402, outside
+// expect, so the fourth item, the step after the for_each and the close
+// are skipped, the fifth iteration (beyond the array) is no_item, and only
+// the rows sent count as requests.
+func TestWSExitIfFailed(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(exitPlan, addr), nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	out, err := Run(context.Background(), s, Options{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := sessionRows(t, dir)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		kinds := map[results.ErrorKind]int{}
+		var statuses []uint16
+		for _, r := range rs {
+			kinds[r.Error]++
+			if r.Name == "s.pub" && r.Error == results.None {
+				statuses = append(statuses, r.Status)
+			}
+		}
+		if kinds[results.None] != 5 || kinds[results.Skipped] != 3 || kinds[results.NoItem] != 1 || len(kinds) != 3 ||
+			fmt.Sprint(statuses) != "[400 401 402]" {
+			t.Fatalf("slot %d: row kinds %v, pub statuses %v", k, kinds, statuses)
+		}
+	}
+	if out.Requests != 5*s.Count || out.OK != 4*s.Count {
+		t.Fatalf("requests %d ok %d, want %d and %d", out.Requests, out.OK, 5*s.Count, 4*s.Count)
+	}
+	sum, err := results.ReadWebSocketSummary(dir)
+	if err != nil || sum == nil {
+		t.Fatalf("websocket.json: %v", err)
+	}
+	if sum.Sessions.Failed != s.Count || sum.Messages.Sent != 4*s.Count {
+		t.Fatalf("summary %+v: want every session failed after 4 frames", sum)
+	}
+}

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/tressi/tressi/compile"
 )
@@ -23,7 +24,11 @@ func (e *wsEngine) batchRows() int   { return closedBatchRows }
 func (e *wsEngine) start() error {
 	progs, err := newWSPrograms(e.ex)
 	if err == nil {
-		e.stats, err = e.ex.startWSLoops(e.loops, progs, e.ex.s.Slots, e.ex.runTag)
+		var session *atomic.Uint64
+		if e.ex.s.Model == compile.Closed {
+			session = new(atomic.Uint64)
+		}
+		e.stats, err = e.ex.startWSLoops(e.loops, progs, e.ex.s.Slots, session, e.ex.runTag)
 	}
 	if err != nil {
 		return fmt.Errorf("starting the WebSocket loop: %w", err)
@@ -49,25 +54,43 @@ func hasWebSocket(s *compile.Schedule) bool {
 }
 
 // webSocketEngine checks what the WebSocket loop can run. A plan mixing
-// WebSocket sessions with HTTP entries, the closed model and wss:// are
-// not supported yet: say so rather than run something else.
+// WebSocket sessions with HTTP entries is not supported yet: say so rather
+// than run something else.
 func webSocketEngine(ex *executor) (engine, error) {
 	s := ex.s
 	for _, e := range s.Entries {
 		if !e.WebSocket && e.Weight > 0 {
-			return nil, &InputError{fmt.Errorf("%q is an HTTP entry in a plan with WebSocket scenarios; run them as two plans for now", e.Name)}
+			return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a plan with WebSocket scenarios; a plan holds one kind or the other for now. "+
+				"HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) go in the WebSocket scenario itself, as steps before its connect; "+
+				"other HTTP load runs as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
 		}
-	}
-	if s.Model != compile.Open {
-		return nil, &InputError{fmt.Errorf("WebSocket scenarios run in the open model (load { stage { rate = ... } }); the closed model is not supported for them yet")}
 	}
 	for _, t := range s.Targets {
-		if t.Scheme == "https" {
-			return nil, &InputError{fmt.Errorf("target %q: wss:// (WebSocket over TLS) is not supported yet; use ws:// or http://", t.Name)}
+		if t.Protocol == compile.ProtocolH2 || t.Protocol == compile.ProtocolH2C {
+			return nil, &InputError{fmt.Errorf("target %q: WebSocket sessions upgrade over HTTP/1.1, but its protocol is %q; leave protocol unset (or \"http1\") on WebSocket targets", t.Name, t.Protocol)}
 		}
 	}
-	if err := checkWSResources(s, ex.shard.Slots(s.Count)); err != nil {
+	sessions := ex.shard.Slots(s.Count)
+	if s.Model == compile.Closed {
+		// A user holds one session at a time.
+		sessions = int64(len(ex.dealUsers(1)[0]))
+	}
+	if err := checkWSResources(s, sessions); err != nil {
 		return nil, &InputError{err}
 	}
 	return &wsEngine{ex: ex, loops: max(runtime.GOMAXPROCS(0)-1, 1)}, nil
+}
+
+// dealUsers deals the shard's users to n loops, round robin.
+func (ex *executor) dealUsers(n int) [][]compile.UserSpan {
+	out := make([][]compile.UserSpan, n)
+	j := 0
+	for u, span := range ex.s.Users {
+		if !ex.shard.Owns(uint64(u)) {
+			continue
+		}
+		out[j%n] = append(out[j%n], span)
+		j++
+	}
+	return out
 }

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -29,8 +30,7 @@ type wsLoop struct {
 	vals  compile.Values
 	stats *wsStats
 	progs []*wsProgram
-	epfd  int
-	evs   []unix.EpollEvent
+	p     *poller
 	now   int64
 
 	sess    []*wsSession // by id, the epoll data of its socket
@@ -39,12 +39,33 @@ type wsLoop struct {
 	active  int
 	open    int
 	rbuf    []byte
+	cipher  []byte // a TLS session's bytes as read, before its transport takes them
 	scratch []byte
-	frame   []byte // a frame being built
+	frame   []byte    // a frame being built (or an HTTP step's request)
+	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
 	targets []*wsTarget
 	marks   bool   // some step marks its frames: scan incoming frames for marks
 	tag     uint32 // this run's mark tag
+
+	// The loop sleeps through replies between bursts, as the HTTP loop's
+	// open model does (runOpen): rxs reads them with the kernel's receive
+	// stamps, and rx is when the bytes being handled arrived (the clock,
+	// without a stamp). outs counts sessions waiting to write and
+	// handshaking those whose TLS handshake runs: the loop does not sleep
+	// through their events. full: the last wait returned as many events as
+	// it could, so more are ready.
+	rxs         rxStamps
+	rx          int64
+	outs        int
+	handshaking int
+	full        bool
+
+	users wsUsers // the closed model's (wsclosed_linux.go)
+
+	queued    int  // sessions waiting for a connection (wsadmit_linux.go)
+	refilling bool // refill is running
+	cutting   bool // sending stopped, and pausing sessions were woken to say so
 
 	// Open model: this loop's share of the slots.
 	src                  compile.SlotSource
@@ -66,10 +87,19 @@ type wsTarget struct {
 	sources []unix.Sockaddr
 	next    int
 	connect int64
+	// transport makes a wss:// session's TLS transport; nil for ws://.
+	transport transportFactory
+	// maxConns is this loop's share of the target's connections; live
+	// counts its sessions holding one, queue those waiting for one.
+	maxConns, live int
+	queue          []wsQueued
 }
 
 const (
-	wsDialing = iota
+	wsDialing     = iota
+	wsHandshaking // TLS (wss://): the transport's handshake runs
+	wsHTTPWait    // before the connect: between HTTP steps (wshttp_linux.go)
+	wsHTTPBusy    // before the connect: an HTTP step's request sent, its response awaited
 	wsUpgrading
 	wsOpen
 	wsClosing // our close frame sent, awaiting the server's
@@ -90,6 +120,17 @@ type wsSession struct {
 	head  []byte // the upgrade response while it arrives
 	out   []byte // bytes the socket did not take yet
 	start int64
+	tr    transport // wss://: TLS between the socket and the frames; nil for ws://
+	// httpConn: the connection opening is an HTTP step's, before the
+	// connect (wshttp_linux.go), with that exchange's state in http.
+	httpConn bool
+	http     *wsHTTPExchange
+	// wantOut: EPOLLOUT is in the interest set (bytes wait for the socket).
+	wantOut bool
+	// dialAt is when the dial began; connect how long it took to open the
+	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
+	dialAt, connect int64
+	dialEnd         int64 // the connect timeout's instant, while dialing
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
 	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
@@ -99,6 +140,9 @@ type wsSession struct {
 	wakeAt           int64 // the next step waits until then (think, hold); -1: now
 	blocked          bool  // a wait = true await is outstanding
 	closing          bool  // the close step is outstanding
+	cut              bool  // sending stopped for it: its rest was recorded as not sent
+	user             int32 // the closed-model user running it; -1 in the open model
+	deadline         int64 // it sends nothing after it (its user's stop plus the grace)
 	failed           bool  // some row was not ok
 	captured         [][]byte
 	have             []bool
@@ -127,13 +171,15 @@ type wsPending struct {
 }
 
 // startWSLoops starts n loops for the open model's WebSocket sessions.
-func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, tag uint32) ([]*wsStats, error) {
+// startWSLoops starts n loops: the open model's slots, or the closed
+// model's users (session is then the shared session counter).
+func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, session *atomic.Uint64, tag uint32) ([]*wsStats, error) {
 	var loops []*wsLoop
-	var all []*wsStats
-	targets, err := wsTargets(ex.s)
-	if err != nil {
-		return nil, err
+	var users [][]compile.UserSpan
+	if session != nil {
+		users = ex.dealUsers(n)
 	}
+	var all []*wsStats
 	marks := false
 	for _, p := range progs {
 		if p != nil && p.marked() {
@@ -141,20 +187,39 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		}
 	}
 	for i := range n {
-		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		// Each loop has its own targets: their source-address cursor is
+		// the loop's to move.
+		targets, err := wsTargets(ex)
+		for ti, t := range targets {
+			c := ex.s.Targets[ti].Connections
+			share := c / n
+			if i < c%n {
+				share++
+			}
+			t.maxConns = max(share, 1)
+		}
+		var p *poller
+		if err == nil {
+			p, err = newPoller(maxEvents)
+		}
 		if err != nil {
 			for _, l := range loops {
-				unix.Close(l.epfd)
+				l.p.close()
 			}
-			return nil, os_syscall("epoll_create1", err)
+			return nil, err
 		}
-		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, epfd: epfd,
-			evs: make([]unix.EpollEvent, 256), rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
-			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
-			src: slots(), chunk: make([]compile.Slot, 4096),
+		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, p: p,
+			rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
+			rng:      rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
 			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
 			loopIdx: uint64(i), loops: uint64(n)}
 		l.vals.Seed = ex.s.Seed
+		l.enc.vals.Seed = ex.s.Seed
+		if session != nil {
+			l.users = wsUsers{spans: users[i], session: session}
+		} else {
+			l.src, l.chunk = slots(), make([]compile.Slot, 4096)
+		}
 		loops = append(loops, l)
 		all = append(all, l.stats)
 	}
@@ -163,8 +228,6 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 	}
 	return all, nil
 }
-
-func os_syscall(name string, err error) error { return fmt.Errorf("%s: %w", name, err) }
 
 func (p *wsProgram) marked() bool {
 	var walk func([]wsStep) bool
@@ -179,15 +242,16 @@ func (p *wsProgram) marked() bool {
 	return walk(p.steps)
 }
 
-func wsTargets(s *compile.Schedule) ([]*wsTarget, error) {
+func wsTargets(ex *executor) ([]*wsTarget, error) {
 	var out []*wsTarget
-	for _, t := range s.Targets {
+	for ti := range ex.s.Targets {
+		t := &ex.s.Targets[ti]
 		a, err := net.ResolveTCPAddr("tcp", t.Addr)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", t.Name, err)
 		}
 		sa, fam := sockaddr(a)
-		wt := &wsTarget{sa: sa, family: fam, host: t.Host, connect: int64(t.ConnectTimeout)}
+		wt := &wsTarget{sa: sa, family: fam, host: t.Host, connect: int64(t.ConnectTimeout), transport: ex.wsTransport(t)}
 		if wt.connect <= 0 {
 			wt.connect = int64(plan.DefaultConnectTimeout)
 		}
@@ -206,38 +270,76 @@ func wsTargets(s *compile.Schedule) ([]*wsTarget, error) {
 
 // run is the loop: start due sessions, wait for sockets or the next timer,
 // handle both, until every slot is started and every session has ended.
+// Slots and timers (sends due, pauses ended, awaits timed out) are handled
+// in bursts at most burstQuantum apart, as the HTTP loop's open model does:
+// a send due meanwhile goes out with the next burst, a little late (the
+// lateness is its send lag), and the loop wakes once per quantum, not once
+// per frame.
 func (l *wsLoop) run() {
 	defer l.finish()
-	l.advance()
+	l.rxs.start()
+	if l.closedModel() {
+		l.startUsers()
+	} else {
+		l.advance()
+	}
+	woke := int64(-1) << 62 // the intended instant of the last burst
 	for {
 		l.now = l.ex.clock.now()
 		stopping := l.ex.stopping()
-		for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
-			e, due := l.nextSlot.Entry(), l.nextSlot.Due()
-			if stopping || l.progs[e] == nil {
-				l.notSentSession(l.nextK, e, due)
-			} else {
-				l.startSession(l.nextK, l.progs[e], due)
+		if due := l.nextDue(); due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
+			// Quanta count from the intended bursts, not the actual ones,
+			// so late wake-ups do not add up.
+			woke = max(due, woke+burstQuantum)
+			if l.closedModel() {
+				l.fireUsers()
 			}
-			l.advance()
+			for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
+				e, due := l.nextSlot.Entry(), l.nextSlot.Due()
+				if stopping || l.progs[e] == nil {
+					l.notSentSession(l.nextK, e, due)
+				} else {
+					l.admit(l.nextK, l.progs[e], due, -1)
+				}
+				l.advance()
+			}
+			l.fireTimers()
 		}
-		if !l.hasNext && l.active == 0 {
+		if l.queued > 0 {
+			l.expireQueued()
+		}
+		if !l.hasNext && l.users.active == 0 && l.active == 0 && l.queued == 0 {
 			return
 		}
 		wake := int64(-1)
-		if l.hasNext {
-			wake = l.nextSlot.Due()
+		if due := l.nextDue(); due >= 0 {
+			wake = max(due, woke+burstQuantum)
 		}
-		if len(l.timers) > 0 && (wake < 0 || l.timers[0].at < wake) {
-			wake = l.timers[0].at
+		if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
+			wake = d
 		}
 		l.poll(wake)
-		l.fireTimers()
+		l.cutAll()
 		if l.ex.aborted.Load() {
 			l.abortAll()
 		}
 		l.stats.noteOpen(l.now, l.open)
 	}
+}
+
+// nextDue is the earliest instant a slot or a timer waits for, -1 for none.
+func (l *wsLoop) nextDue() int64 {
+	due := int64(-1)
+	if l.hasNext {
+		due = l.nextSlot.Due()
+	}
+	if len(l.timers) > 0 && (due < 0 || l.timers[0].at < due) {
+		due = l.timers[0].at
+	}
+	if w := &l.users.wakes; w.len() > 0 && (due < 0 || w.top() < due) {
+		due = w.top()
+	}
+	return due
 }
 
 // advance moves to the next slot this loop owns.
@@ -270,23 +372,38 @@ func (l *wsLoop) advance() {
 }
 
 func (l *wsLoop) poll(wake int64) {
+	now := l.ex.clock.now()
 	timeout := int64(100 * time.Millisecond)
 	if wake >= 0 {
-		timeout = min(timeout, wake-l.ex.clock.now())
+		timeout = min(timeout, wake-now)
 	}
-	if len(l.sink.rows) > 0 && l.now-l.sink.first > flushAge/2 {
+	if l.active > 0 {
+		// Replies, pings and closes are read at least this often.
+		timeout = min(timeout, scanEvery)
+	}
+	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush()
 	}
-	ts := unix.NsecToTimespec(max(timeout, 0))
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.evs[0])),
-		uintptr(len(l.evs)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-	n := int(r)
-	if e != 0 {
-		n = 0
+	if l.rxs.on && timeout > 0 && l.outs == 0 && l.handshaking == 0 && !l.full {
+		// Sleep through the replies instead of waking for each: they
+		// carry the kernel's arrival stamps, and are read together below.
+		rawSleep(timeout)
+		timeout = 0
 	}
-	l.now = l.ex.clock.now()
+	n, err := l.p.wait(max(timeout, 0))
+	if err != nil {
+		// The epoll set is broken: nothing more can be sent or read. The
+		// run stops with the error; what is in flight is interrupted.
+		l.ex.broken(err)
+	}
+	l.full = n == len(l.p.evs)
+	l.now = l.rxs.now(&l.ex.clock)
 	for i := range n {
-		ev := &l.evs[i]
+		ev := &l.p.evs[i]
+		if ev.Fd == wakeID {
+			l.woken()
+			continue
+		}
 		if int(ev.Fd) >= len(l.sess) {
 			continue
 		}
@@ -299,9 +416,10 @@ func (l *wsLoop) poll(wake int64) {
 }
 
 // startSession dials slot k's session.
-func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
+func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 	s := l.newSession()
 	s.k, s.prog, s.t, s.start = k, p, l.targets[p.target], due
+	s.user, s.deadline = user, l.userDeadline(user)
 	for len(s.captured) < p.captures {
 		s.captured = append(s.captured, nil)
 		s.have = append(s.have, false)
@@ -312,41 +430,73 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64) {
 	s.connSched, s.ready = due, due
 	l.stats.sessionsStarted++
 	l.active++
-	st := &p.steps[0]
-	fd, err := unix.Socket(s.t.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err == nil && len(s.t.sources) > 0 {
-		src := s.t.sources[s.t.next%len(s.t.sources)]
-		s.t.next++
+	s.t.live++
+	if p.connect > 0 {
+		l.httpNext(s) // HTTP steps first (wshttp_linux.go)
+		return
+	}
+	l.dialWS(s)
+}
+
+// dialWS opens the session's WebSocket connection; the upgrade follows.
+func (l *wsLoop) dialWS(s *wsSession) {
+	switch err := l.dial(s, s.t); {
+	case err == errNoRoom:
+		l.connectFailed(s, s.prog.connectStep(), results.LocalResources)
+	case err != nil:
+		l.connectError(s, err)
+	}
+}
+
+// errNoRoom: the epoll set took no more sockets.
+var errNoRoom = errors.New("the epoll set is full")
+
+// dial opens a non-blocking connection to t for the session: its socket
+// (bound to t's next source address), its transport for TLS, its place in
+// the epoll set and its connect timer. An error leaves nothing open.
+func (l *wsLoop) dial(s *wsSession, t *wsTarget) error {
+	fd, err := newSocket(t.family, l.rxs.on)
+	if err == nil && len(t.sources) > 0 {
+		src := t.sources[t.next%len(t.sources)]
+		t.next++
 		_ = unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 		if err = unix.Bind(fd, src); err != nil {
-			unix.Close(fd)
+			closeFD(fd)
+			err = os.NewSyscallError("bind", err)
 		}
 	}
 	if err == nil {
-		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		if err = unix.Connect(fd, s.t.sa); err == unix.EINPROGRESS {
-			err = nil
-		}
-		if err != nil {
-			unix.Close(fd)
+		if err = connect(fd, t.sa); err != nil {
+			closeFD(fd)
 		}
 	}
 	s.connSent = l.ex.clock.now()
+	s.dialAt = s.connSent
+	s.state = wsDialing
 	if err != nil {
-		l.connectFailed(s, st, classify(&dialError{err}))
-		return
+		return &dialError{err}
 	}
 	s.fd = fd
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: s.id}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		unix.Close(fd)
-		s.fd = -1
-		l.connectFailed(s, st, results.LocalResources)
-		return
+	if t.transport != nil {
+		id := s.id
+		if s.tr, err = t.transport(func() { l.p.wake(id) }); err != nil {
+			closeFD(fd)
+			s.fd = -1
+			return &dialError{err}
+		}
 	}
+	if err := l.p.add(fd, s.id, true); err != nil {
+		l.dropTransport(s)
+		closeFD(fd)
+		s.fd = -1
+		return errNoRoom
+	}
+	s.wantOut = true
+	l.outs++
 	l.open++
-	s.state = wsDialing
-	l.setTimer(s, s.connSent+s.t.connect)
+	s.dialEnd = s.connSent + t.connect
+	l.setTimer(s, s.dialEnd)
+	return nil
 }
 
 func (l *wsLoop) newSession() *wsSession {
@@ -354,8 +504,8 @@ func (l *wsLoop) newSession() *wsSession {
 	if n := len(l.free); n > 0 {
 		s = l.sess[l.free[n-1]]
 		l.free = l.free[:n-1]
-		id, r, captured, have, awaits := s.id, s.r, s.captured, s.have, s.awaits
-		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0]}
+		id, r, captured, have, awaits, http := s.id, s.r, s.captured, s.have, s.awaits, s.http
+		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0], http: http}
 		s.r.Reset()
 		s.r.Release()
 	} else {
@@ -368,19 +518,36 @@ func (l *wsLoop) newSession() *wsSession {
 
 // event handles one socket's readiness.
 func (l *wsLoop) event(s *wsSession, ev uint32) {
-	if s.state == wsDialing {
+	switch s.state {
+	case wsDialing:
 		if ev&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
 			return
 		}
-		errno, _ := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-		if errno != 0 {
-			l.connectFailed(s, &s.prog.steps[0], classify(&dialError{syscall.Errno(errno)}))
+		if err := connectResult(s.fd); err != nil {
+			l.connectError(s, &dialError{err})
 			return
 		}
-		l.upgrade(s)
+		l.now = l.ex.clock.now()
+		if s.tr != nil && !s.tr.Ready() {
+			s.state = wsHandshaking
+			l.handshaking++
+			l.pump(s)
+			return
+		}
+		s.connect = max(l.now-s.dialAt, 1)
+		l.opened(s)
+		return
+	case wsHandshaking:
+		if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			l.read(s)
+			if s.state != wsHandshaking {
+				return
+			}
+		}
+		l.pump(s)
 		return
 	}
-	if ev&unix.EPOLLOUT != 0 && len(s.out) > 0 {
+	if ev&(unix.EPOLLOUT|unix.EPOLLERR) != 0 && s.wantOut {
 		l.flushOut(s)
 		if s.state == wsDone {
 			return
@@ -393,7 +560,7 @@ func (l *wsLoop) event(s *wsSession, ev uint32) {
 
 // upgrade sends the HTTP upgrade request of the connect step.
 func (l *wsLoop) upgrade(s *wsSession) {
-	st := &s.prog.steps[0]
+	st := s.prog.connectStep()
 	var nonce [16]byte
 	for i := range nonce {
 		nonce[i] = byte(l.rng.Uint64())
@@ -427,10 +594,14 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.frame = append(l.frame, "\r\n"...)
 	s.state = wsUpgrading
 	s.connSent = l.now
-	l.modify(s, false)
+	l.setOut(s, false)
 	l.write(s, l.frame)
-	l.setTimer(s, s.connSched+int64(st.req.timeout))
+	l.setTimer(s, s.upgradeEnd())
 }
+
+// upgradeEnd is when the upgrade's answer is late: the connect step's
+// timeout, counted from the session's due instant.
+func (s *wsSession) upgradeEnd() int64 { return s.connSched + int64(s.prog.connectStep().req.timeout) }
 
 // values are what a send's holes are filled from.
 func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
@@ -443,9 +614,18 @@ func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
 	return v
 }
 
-// write sends b now, keeping what the socket does not take.
+// write sends b now, keeping what the socket does not take; a wss://
+// session's transport encrypts it first.
 func (l *wsLoop) write(s *wsSession, b []byte) {
 	if s.fd < 0 || s.state == wsDone {
+		return
+	}
+	if s.tr != nil {
+		if _, err := s.tr.Write(b); err != nil {
+			l.connLostErr(s, err)
+			return
+		}
+		l.flushTransport(s)
 		return
 	}
 	if len(s.out) > 0 {
@@ -454,7 +634,7 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 	}
 	n, errno := rawWrite(s.fd, b)
 	switch {
-	case errno == unix.EAGAIN:
+	case errno == unix.EAGAIN, errno == unix.EINTR:
 		n = 0
 	case errno != 0:
 		l.connLost(s, results.Reset)
@@ -462,14 +642,19 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 	}
 	if n < len(b) {
 		s.out = append(s.out[:0], b[n:]...)
-		l.modify(s, true)
+		l.setOut(s, true)
 	}
 }
 
+// flushOut writes what the socket did not take before.
 func (l *wsLoop) flushOut(s *wsSession) {
+	if s.tr != nil {
+		l.flushTransport(s)
+		return
+	}
 	n, errno := rawWrite(s.fd, s.out)
 	switch {
-	case errno == unix.EAGAIN:
+	case errno == unix.EAGAIN, errno == unix.EINTR:
 		return
 	case errno != 0:
 		l.connLost(s, results.Reset)
@@ -478,83 +663,139 @@ func (l *wsLoop) flushOut(s *wsSession) {
 	s.out = s.out[n:]
 	if len(s.out) == 0 {
 		s.out = nil
-		l.modify(s, false)
+		l.setOut(s, false)
 	}
 }
 
-func (l *wsLoop) modify(s *wsSession, out bool) {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: s.id}
+// setOut switches EPOLLOUT interest on or off.
+func (l *wsLoop) setOut(s *wsSession, out bool) {
+	if out == s.wantOut || s.fd < 0 {
+		return
+	}
+	s.wantOut = out
 	if out {
-		ev.Events |= unix.EPOLLOUT
+		l.outs++
+	} else {
+		l.outs--
 	}
-	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, s.fd, &ev)
+	_ = l.p.modify(s.fd, s.id, out)
 }
 
-// read drains the socket, handing frames to the session.
+// read drains the socket, handing what came to the session (through its
+// transport for wss://).
 func (l *wsLoop) read(s *wsSession) {
+	if s.tr != nil {
+		l.readTLS(s)
+		return
+	}
 	for s.state != wsDone {
-		n, errno := rawRead(s.fd, l.rbuf)
-		if errno == unix.EAGAIN {
+		n, at, errno := l.rxs.read(s.fd, l.rbuf)
+		switch {
+		case errno == unix.EAGAIN:
+			return
+		case errno == unix.EINTR:
+			continue
+		case errno != 0 || n == 0:
+			l.rx = l.now
+			l.connLost(s, lostKind(errno))
 			return
 		}
-		if errno != 0 || n == 0 {
-			kind := results.WSClosed
-			if errno != 0 && errno != unix.ECONNRESET {
-				kind = results.Reset
-			}
-			l.connLost(s, kind)
-			return
-		}
-		l.now = l.ex.clock.now()
-		b := l.rbuf[:n]
-		if s.state == wsUpgrading {
-			s.head = append(s.head, b...)
-			used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.steps[0].spec.WebSocket.Subprotocols)
-			if used == 0 && err == nil {
-				continue
-			}
-			st := &s.prog.steps[0]
-			if err != nil {
-				s.failed = true
-				l.sink.append(wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head))))
-				l.sink.stats.done.Add(1)
-				l.sink.stats.failed.Add(1)
-				l.restRows(s, results.WSClosed)
-				l.endSession(s)
-				return
-			}
-			rest := append([]byte(nil), s.head[used:]...)
-			s.head = nil
-			l.connected(s, st, int64(used))
-			b = rest
-		}
-		if !l.frames(s, b) {
-			return
-		}
-		if n < len(l.rbuf) {
+		l.arrived(at)
+		if !l.received(s, l.rbuf[:n]) || n < len(l.rbuf) {
 			return
 		}
 	}
+}
+
+// arrived sets rx, when the bytes about to be handled arrived: at, the
+// kernel's stamp, or the clock without one.
+func (l *wsLoop) arrived(at int64) {
+	l.now = l.ex.clock.now()
+	l.rx = l.now
+	if at >= 0 && at < l.now {
+		l.rx = at
+	}
+}
+
+// lostKind is the error of a connection whose read ended with errno (0:
+// the server closed it).
+func lostKind(errno syscall.Errno) results.ErrorKind {
+	if errno != 0 && errno != unix.ECONNRESET {
+		return results.Reset
+	}
+	return results.WSClosed
+}
+
+// received handles bytes the server sent: the upgrade's answer while it
+// arrives, then frames. False once the session ended.
+func (l *wsLoop) received(s *wsSession, b []byte) bool {
+	if s.state == wsHTTPBusy {
+		return l.httpReceived(s, b)
+	}
+	if s.state == wsUpgrading {
+		s.head = append(s.head, b...)
+		used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.connectStep().spec.WebSocket.Subprotocols)
+		if used == 0 && err == nil {
+			return true
+		}
+		st := s.prog.connectStep()
+		if err != nil {
+			s.failed = true
+			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
+			row.Connect = s.connect
+			if l.sink.wantSample(&row) {
+				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
+			}
+			l.sink.append(row)
+			l.sink.stats.done.Add(1)
+			l.sink.stats.failed.Add(1)
+			l.restRows(s, results.WSClosed)
+			l.endSession(s)
+			return false
+		}
+		rest := append([]byte(nil), s.head[used:]...)
+		s.head = nil
+		l.connected(s, st, int64(used))
+		b = rest
+	}
+	return l.frames(s, b)
 }
 
 // connected records the connect row and starts the program.
 func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 	s.state = wsOpen
 	l.stats.connected++
-	l.stats.connect.RecordValue(max(l.now-s.connSched, 1))
-	row := wsRow(s.k, st.ep, s.connSched, s.connSent, l.now, 101, results.None, 0, in)
+	done := max(l.rx, s.connSent)
+	l.stats.connect.RecordValue(max(done-s.connSched, 1))
+	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, 0, in)
+	row.Connect = s.connect
 	l.keep(s, row, st)
 	s.j = 1
-	s.wakeAt = l.now + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
+	s.wakeAt = done + int64(l.ex.s.Pause(st.spec, st.id, s.k, 0))
 	s.ready = s.wakeAt
 	l.step(s)
 }
 
 func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
+	l.keepFrame(s, row, st, nil)
+}
+
+// keepFrame records row; frame is the frame that answered it (nil: none).
+// The first row of each (step, status, error) is sampled with that frame,
+// so a report shows what the server said when it refused (Tinode's ctrl
+// text: "permission denied", "must attach first").
+func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Error.NotRequest() { // no request: out of the live figures
+		l.sink.keep(row, l.now)
+		return
+	}
 	l.sink.stats.done.Add(1)
 	if row.Error != results.None || (st.req != nil && !results.ExpectsStatus(st.req.spec.Expect, int(row.Status))) {
 		s.failed = true
 		l.sink.stats.failed.Add(1)
+	}
+	if st.req != nil && l.sink.wantSample(&row) {
+		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
 	}
 	l.sink.keep(row, l.now)
 }
@@ -617,7 +858,7 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 			if key>>16 == s.k {
 				return // its own message coming back
 			}
-			l.stats.delivery.RecordValue(min(max(l.now-sent, 1), histogramMax))
+			l.stats.delivery.RecordValue(min(max(l.rx-sent, 1), histogramMax))
 			l.stats.deliveries[key]++
 		})
 	}
@@ -627,8 +868,9 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 			continue
 		}
 		status := a.st.await.statusOf(p)
-		row := wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, status, results.None, a.out, int64(len(p)))
-		l.keep(s, row, a.st)
+		done := max(l.rx, a.sent)
+		row := wsRow(s.k, a.st.ep, a.sched, a.sent, done, status, results.None, a.out, int64(len(p)))
+		l.keepFrame(s, row, a.st, p)
 		ok := results.ExpectsStatus(a.st.req.spec.Expect, int(status))
 		for c := range a.st.capture {
 			cp := &a.st.capture[c]
@@ -638,7 +880,11 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 			}
 			s.captured[cp.index], s.have[cp.index] = cp.extract(s.captured[cp.index][:0], p)
 		}
-		l.answered(s, i)
+		if !ok && a.st.exit {
+			l.exitSession(s, i)
+			return
+		}
+		l.answered(s, i, done)
 		return
 	}
 	l.stats.unmatched++
@@ -653,10 +899,11 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 	}
 }
 
-// answered removes await i; a blocking one lets the program go on.
-func (l *wsLoop) answered(s *wsSession, i int) {
+// answered removes await i, settled at done; a blocking one lets the
+// program go on.
+func (l *wsLoop) answered(s *wsSession, i int, done int64) {
 	a := s.awaits[i]
-	s.lastAnswer = l.now
+	s.lastAnswer = done
 	// Rotate the answered entry to the end: the rest keep their order, and
 	// its buffers are free for the next send.
 	n := len(s.awaits)
@@ -665,7 +912,7 @@ func (l *wsLoop) answered(s *wsSession, i int) {
 	s.awaits = s.awaits[:n-1]
 	if a.block {
 		s.blocked = false
-		s.wakeAt = l.now + a.pause
+		s.wakeAt = done + a.pause
 		s.ready = s.wakeAt
 	}
 	l.step(s)
@@ -687,7 +934,7 @@ func (l *wsLoop) current(s *wsSession) *wsStep {
 // what is due, and stops at a blocking await, a pause or the end.
 func (l *wsLoop) step(s *wsSession) {
 	for s.state == wsOpen {
-		if l.ex.stopping() {
+		if l.stopSending(s) {
 			l.restRows(s, results.NotSent)
 			l.finishProgram(s)
 			return
@@ -809,6 +1056,17 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 	}
 	vals := l.values(s, mark, each)
 	body := st.req.spec.Body.Append(l.frame[:0], vals)
+	if st.skip != nil && st.skip.Match(body) {
+		// Not sent: a row of its own kind, and the session goes on as if
+		// the frame had been answered at once.
+		if w.Marked {
+			l.stats.marked--
+		}
+		row := wsRow(s.k, st.ep, s.ready, -1, -1, 0, results.Skipped, 0, 0)
+		l.sink.keep(row, l.now)
+		s.wakeAt = s.ready + pause
+		return
+	}
 	op := ws.OpText
 	if w.Binary {
 		op = ws.OpBinary
@@ -846,6 +1104,22 @@ func (l *wsLoop) send(s *wsSession, st *wsStep, j, each int) {
 	l.armTimer(s)
 }
 
+// exitSession ends a session whose await i failed on an exit_if_failed
+// step, as Gatling's exitHereIfFailed does: the rows it would still have
+// recorded are skipped (neither requests nor errors), answers still
+// awaited are ws_closed, and the connection closes with 1000.
+func (l *wsLoop) exitSession(s *wsSession, i int) {
+	for j := range s.awaits {
+		if a := &s.awaits[j]; j != i && a.st != nil && a.st.kind != plan.StepClose {
+			l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.WSClosed, a.out, 0), a.st)
+		}
+	}
+	s.awaits = s.awaits[:0]
+	s.blocked, s.wakeAt = false, -1
+	l.restRows(s, results.Skipped)
+	l.finishProgram(s)
+}
+
 // finishProgram closes the session once its awaits are settled.
 func (l *wsLoop) finishProgram(s *wsSession) {
 	if len(s.awaits) > 0 && !l.ex.aborted.Load() {
@@ -866,7 +1140,7 @@ func (l *wsLoop) serverClosed(s *wsSession) {
 		for i := range s.awaits {
 			a := &s.awaits[i]
 			if a.st.kind == plan.StepClose {
-				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, l.now, uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
+				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, max(l.rx, a.sent), uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
 				a.st = nil
 			}
 		}
@@ -887,8 +1161,12 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 	if s.state == wsDone {
 		return
 	}
-	if s.state == wsDialing || s.state == wsUpgrading {
-		l.connectFailed(s, &s.prog.steps[0], kind)
+	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
+		l.connectFailed(s, s.prog.connectStep(), kind)
+		return
+	}
+	if s.state == wsHTTPBusy {
+		l.httpEnded(s, kind)
 		return
 	}
 	if l.ex.aborted.Load() {
@@ -911,11 +1189,19 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 // connectFailed records the connect row and every other row of a session
 // whose connection never opened.
 func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind) {
+	if s.httpConn {
+		l.httpFailed(s, kind, nil) // the connection of an HTTP step before the connect
+		return
+	}
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
 	}
-	l.keep(s, wsRow(s.k, st.ep, s.connSched, s.connSent, -1, 0, kind, 0, 0), st)
-	s.i, s.j = 0, 1
+	sent := s.connSent
+	if s.state == wsDialing || s.state == wsHandshaking {
+		sent = -1 // the upgrade never went out
+	}
+	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, 0, 0), st)
+	s.i, s.j = s.prog.connect, 1
 	rest := results.WSClosed
 	if kind == results.Interrupted {
 		rest = results.NotSent
@@ -973,8 +1259,8 @@ func (l *wsLoop) rowsOf(s *wsSession, steps []wsStep, times int64, kind results.
 			}
 			for range st.repeat {
 				row := wsRow(s.k, st.ep, sched, -1, -1, 0, kind, 0, 0)
-				l.sink.stats.done.Add(1)
-				if kind != results.NoItem {
+				if !kind.NotRequest() { // rows of no request stay out of the live figures
+					l.sink.stats.done.Add(1)
 					s.failed = true
 					l.sink.stats.failed.Add(1)
 				}
@@ -1004,7 +1290,20 @@ func (l *wsLoop) endSession(s *wsSession) {
 		if len(s.out) > 0 {
 			_, _ = rawWrite(s.fd, s.out) // the close frame, best effort
 		}
-		unix.Close(s.fd) // closing removes it from the epoll set
+		if s.tr != nil && s.state != wsDialing && s.state != wsHandshaking {
+			if b := s.tr.Pending(); len(b) > 0 {
+				_, _ = rawWrite(s.fd, b) // likewise
+			}
+		}
+		l.dropTransport(s)
+		closeFD(s.fd) // closing removes it from the epoll set
+		if s.wantOut {
+			s.wantOut = false
+			l.outs--
+		}
+		if s.state == wsHandshaking {
+			l.handshaking--
+		}
 		s.fd = -1
 		l.open--
 	}
@@ -1019,92 +1318,9 @@ func (l *wsLoop) endSession(s *wsSession) {
 	s.r.Release()
 	l.active--
 	l.free = append(l.free, s.id)
-}
-
-// armTimer puts the session's next instant (pause end, earliest await
-// deadline) in the timer heap.
-func (l *wsLoop) armTimer(s *wsSession) {
-	at := int64(-1)
-	if !s.blocked && s.wakeAt > l.now {
-		at = s.wakeAt
-	}
-	for i := range s.awaits {
-		if d := s.awaits[i].deadline; s.awaits[i].st != nil && (at < 0 || d < at) {
-			at = d
-		}
-	}
-	if s.state == wsDialing || s.state == wsUpgrading {
-		return
-	}
-	l.setTimer(s, at)
-}
-
-func (l *wsLoop) setTimer(s *wsSession, at int64) {
-	if at < 0 || at == s.timerAt {
-		return
-	}
-	if s.timerAt >= 0 && s.timerAt < at && s.timerAt > l.now {
-		// An earlier timer is pending: when it fires, the session arms
-		// the next one. One heap entry per session at most, mostly.
-		return
-	}
-	s.timerAt = at
-	l.timers.push(wsTimer{at: at, id: s.id, k: s.k})
-}
-
-// fireTimers handles every timer that is due.
-func (l *wsLoop) fireTimers() {
-	l.now = l.ex.clock.now()
-	for len(l.timers) > 0 && l.timers[0].at <= l.now {
-		t := l.timers.pop()
-		s := l.sess[t.id]
-		if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
-			continue // stale: the session moved on
-		}
-		s.timerAt = -1
-		l.timeout(s)
-		if s.state != wsDone && s.timerAt < 0 {
-			l.armTimer(s)
-		}
-	}
-}
-
-// timeout handles a session's timer: a dial or upgrade too slow, awaits
-// past their deadline, or a pause that ended.
-func (l *wsLoop) timeout(s *wsSession) {
-	switch s.state {
-	case wsDialing:
-		l.connectFailed(s, &s.prog.steps[0], results.ConnectTimeout)
-		return
-	case wsUpgrading:
-		l.connectFailed(s, &s.prog.steps[0], results.Timeout)
-		return
-	}
-	for i := 0; i < len(s.awaits); {
-		a := &s.awaits[i]
-		if a.st == nil || a.deadline > l.now {
-			i++
-			continue
-		}
-		l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
-		for c := range a.st.capture {
-			s.have[a.st.capture[c].index] = false
-		}
-		if a.st.kind == plan.StepClose {
-			s.awaits = s.awaits[:0]
-			l.endSession(s)
-			return
-		}
-		l.answered(s, i)
-		if s.state == wsDone {
-			return
-		}
-	}
-	if s.i >= len(s.prog.steps) && len(s.awaits) == 0 && s.state != wsDone {
-		l.finishProgram(s)
-		return
-	}
-	l.step(s)
+	s.t.live--
+	l.userFree(s.user, l.now)
+	l.refill(s.t)
 }
 
 // abortAll cuts every session after the grace: outstanding awaits are
@@ -1118,53 +1334,10 @@ func (l *wsLoop) abortAll() {
 }
 
 func (l *wsLoop) finish() {
+	for _, s := range l.sess {
+		l.dropTransport(s)
+	}
+	l.p.close()
+	l.rxs.stop()
 	l.sink.flush()
-}
-
-// wsTimer is one entry of the timer heap.
-type wsTimer struct {
-	at int64
-	id int32
-	k  uint64
-}
-
-// wsTimers is a binary min-heap by instant, without container/heap's
-// interface boxing: a push allocates nothing once the slice has grown.
-type wsTimers []wsTimer
-
-func (h *wsTimers) push(t wsTimer) {
-	*h = append(*h, t)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p].at <= a[i].at {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
-	}
-}
-
-func (h *wsTimers) pop() wsTimer {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && a[l].at < a[m].at {
-			m = l
-		}
-		if r < n && a[r].at < a[m].at {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		a[m], a[i] = a[i], a[m]
-		i = m
-	}
-	*h = a
-	return top
 }

@@ -22,6 +22,7 @@ type wsProgram struct {
 	steps    []wsStep
 	captures int
 	target   int
+	connect  int   // the connect step's index: HTTP steps come before it
 	rows     int64 // rows a session records (compile.SessionRows)
 }
 
@@ -34,10 +35,16 @@ type wsStep struct {
 	ep       uint16
 	repeat   int
 	await    *wsAwait
+	skip     *regexp.Regexp // skip_if: frames it matches are not sent
+	exit     bool           // exit_if_failed: a failed answer ends the session
 	capture  []wsCapture
 	needs    []int
 	each     []wsStep // for_each
 	rowsEach int64    // for_each: rows of one iteration
+	// An HTTP step before the connect: its captures, read from the
+	// response (wshttp_linux.go), and its think time.
+	httpCapture []capturer
+	think       int64
 }
 
 // wsAwait is a compiled await.
@@ -93,6 +100,20 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 		st := &steps[i]
 		ws := wsStep{kind: st.Kind, spec: st, id: *id, repeat: max(st.Repeat, 1)}
 		*id++
+		if st.Kind == plan.StepConnect {
+			p.connect = i
+		}
+		if st.Kind == plan.StepHTTP && st.Request >= 0 {
+			ws.think = int64(max(st.Think, 0))
+			for _, c := range st.Captures {
+				cp, err := newCapturer(c)
+				if err != nil {
+					return nil, fmt.Errorf("step %q: %w", st.Name, err)
+				}
+				ws.httpCapture = append(ws.httpCapture, cp)
+				p.captures = max(p.captures, c.Index+1)
+			}
+		}
 		if st.Request >= 0 {
 			ws.req = &ex.reqs[st.Request]
 			ws.ep = ws.req.endpoint
@@ -102,6 +123,14 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 			ws.needs = ws.req.spec.CaptureSlots()
 		}
 		if w := st.WebSocket; w != nil {
+			if w.SkipIf != "" {
+				re, err := regexp.Compile(w.SkipIf)
+				if err != nil {
+					return nil, fmt.Errorf("step %q skip_if: %w", st.Name, err)
+				}
+				ws.skip = re
+			}
+			ws.exit = w.ExitIfFailed
 			if a := w.Await; a != nil {
 				ca := &wsAwait{timeout: int64(a.Timeout)}
 				if ca.timeout <= 0 && ws.req != nil {
@@ -161,6 +190,9 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 	}
 	return out, nil
 }
+
+// connectStep is the program's connect step.
+func (p *wsProgram) connectStep() *wsStep { return &p.steps[p.connect] }
 
 func stepRowsOf(st *compile.Step) int64 {
 	e := compile.Entry{Steps: []compile.Step{*st}}

@@ -40,8 +40,9 @@ func (l *loader) decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) 
 		})
 	}
 
-	ws := isWebSocket(steps)
-	s.Steps, d = l.decodeSteps(s.Name, steps, data, noRow, stepContext{websocket: ws, captured: map[string]bool{}})
+	at := connectIndex(steps)
+	ws := at >= 0
+	s.Steps, d = l.decodeSteps(s.Name, steps, data, noRow, stepContext{websocket: ws, httpBefore: max(at, 0), captured: map[string]bool{}})
 	diags = append(diags, d...)
 	if ws {
 		diags = append(diags, checkWebSocketOrder(s)...)
@@ -49,25 +50,32 @@ func (l *loader) decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) 
 	return s, diags
 }
 
-// isWebSocket reports whether a scenario is a WebSocket session: its first
-// step is a connect.
-func isWebSocket(steps []*hcl.Block) bool {
-	if len(steps) == 0 {
-		return false
+// connectIndex is where a WebSocket session's connect step is among the
+// scenario's steps, -1 when none connects (an HTTP scenario). HTTP steps
+// may come before it (log in, get a token for the connect's headers).
+func connectIndex(steps []*hcl.Block) int {
+	for i, b := range steps {
+		if c, _, _ := b.Body.PartialContent(stepSchema); c.Attributes["connect"] != nil {
+			return i
+		}
 	}
-	c, _, _ := steps[0].Body.PartialContent(stepSchema)
-	return c.Attributes["connect"] != nil
+	return -1
 }
 
-// checkWebSocketOrder: one connect, first; nothing HTTP.
+// checkWebSocketOrder: one connect, at the top level; HTTP steps only
+// before it.
 func checkWebSocketOrder(s *Scenario) hcl.Diagnostics {
 	var diags hcl.Diagnostics
+	connects := 0
 	var walk func(steps []*Step, top bool)
 	walk = func(steps []*Step, top bool) {
-		for i, st := range steps {
-			if st.Kind == StepConnect && (!top || i > 0) {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Connect not first",
-					Detail: fmt.Sprintf("A WebSocket session connects once, in its first step; step %q connects again. Start another scenario for another connection.", st.Name), Subject: st.DeclRange.Ptr()})
+		for _, st := range steps {
+			if st.Kind == StepConnect {
+				connects++
+			}
+			if st.Kind == StepConnect && (!top || connects > 1) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Second connect",
+					Detail: fmt.Sprintf("A WebSocket session connects once, in a step of its own at the top level (HTTP steps may come before it); step %q connects again. Start another scenario for another connection.", st.Name), Subject: st.DeclRange.Ptr()})
 			}
 			if st.WebSocket != nil {
 				walk(st.WebSocket.Steps, false)
@@ -79,11 +87,14 @@ func checkWebSocketOrder(s *Scenario) hcl.Diagnostics {
 }
 
 // stepContext is what the steps being decoded may use: whether they are in
-// a WebSocket session, inside a for_each, and what earlier steps captured.
+// a WebSocket session (and how many HTTP steps come before its connect),
+// inside a for_each, and what earlier steps captured.
 type stepContext struct {
-	websocket bool
-	each      bool
-	captured  map[string]bool
+	websocket     bool
+	httpBefore    int
+	connectTarget string // the connect's target, for the steps after it
+	each          bool
+	captured      map[string]bool
 }
 
 // scenarioData picks the data block feeding row.*: the one named by `data`,
@@ -134,6 +145,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 
 	var steps []*Step
 	captured := sctx.captured
+	connectTarget := sctx.connectTarget
 	firstStep := map[string]hcl.Range{}
 	for i, b := range blocks {
 		st := &Step{Name: b.Labels[0], Repeat: 1, Think: -1, Captures: captures[i], DeclRange: b.DefRange}
@@ -156,16 +168,21 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 			later:      pending,
 			each:       sctx.each,
 		}
+		sc.connectTarget = connectTarget
 		var d hcl.Diagnostics
-		st.Kind, d = stepKind(contents[i], b, sctx.websocket)
+		websocket := sctx.websocket && i >= sctx.httpBefore // HTTP steps may precede the connect
+		st.Kind, d = stepKind(contents[i], b, websocket)
 		diags = append(diags, d...)
 		switch {
-		case st.Kind == StepHTTP && sctx.websocket:
+		case st.Kind == StepHTTP && websocket:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "HTTP step in a WebSocket scenario",
-				Detail: fmt.Sprintf("Scenario %q is a WebSocket session (its first step connects), so step %q must send, hold, think, close or for_each; put HTTP requests in another scenario.", scenario, st.Name), Subject: b.DefRange.Ptr()})
-		case st.Kind != StepHTTP && !sctx.websocket:
+				Detail: fmt.Sprintf("Scenario %q is a WebSocket session from its connect on, so step %q must send, hold, think, close or for_each; HTTP requests may only come before the connect step (to log in, say), or go in another scenario.", scenario, st.Name), Subject: b.DefRange.Ptr()})
+		case st.Kind != StepHTTP && !websocket && sctx.websocket:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "WebSocket step before connect",
+				Detail: fmt.Sprintf("Step %q is a %s step, which needs the WebSocket connection: move it after the connect step; only HTTP steps may come before it.", st.Name, st.Kind), Subject: b.DefRange.Ptr()})
+		case st.Kind != StepHTTP && !websocket:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "WebSocket step without connect",
-				Detail: fmt.Sprintf("Step %q is a %s step, which needs a WebSocket connection: make the scenario's first step a connect, such as step \"connect\" { connect = \"/ws\" }.", st.Name, st.Kind), Subject: b.DefRange.Ptr()})
+				Detail: fmt.Sprintf("Step %q is a %s step, which needs a WebSocket connection: give the scenario a connect step before it, such as step \"connect\" { connect = \"/ws\" }.", st.Name, st.Kind), Subject: b.DefRange.Ptr()})
 		case st.Kind == StepHTTP:
 			st.Request, d = l.decodeRequest(contents[i], b, sc)
 			diags = append(diags, d...)
@@ -183,7 +200,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "for_each without steps",
 					Detail: fmt.Sprintf("for_each step %q runs its nested step blocks once per element; add at least one.", st.Name), Subject: b.DefRange.Ptr()})
 			}
-			inner := stepContext{websocket: true, each: true, captured: copySet(captured)}
+			inner := stepContext{websocket: true, each: true, captured: copySet(captured), connectTarget: connectTarget}
 			st.WebSocket.Steps, d = l.decodeSteps(scenario, nested, data, noRow, inner)
 			diags = append(diags, d...)
 			for _, ns := range st.WebSocket.Steps {
@@ -217,6 +234,9 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 		}
 		for _, c := range st.Captures {
 			captured[c.Name] = true
+		}
+		if st.Kind == StepConnect {
+			connectTarget = st.Target
 		}
 		steps = append(steps, st)
 	}

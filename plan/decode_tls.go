@@ -45,9 +45,9 @@ func (l *loader) decodeTLSBlock(t *Target, b *hcl.Block) hcl.Diagnostics {
 
 	diags = append(diags, l.caFile(t, attrs)...)
 	diags = append(diags, l.clientCert(t, attrs, b)...)
-	if t.URL != nil && t.URL.Scheme == "http" {
+	if t.URL != nil && (t.URL.Scheme == "http" || t.URL.Scheme == "ws") {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "tls block on a plain http target",
-			Detail:  fmt.Sprintf("target %q speaks plain http, so its tls block has no effect; use an https:// url to use TLS.", t.Name),
+			Detail:  fmt.Sprintf("target %q speaks plain %s, so its tls block has no effect; use an https:// (or wss://) url to use TLS.", t.Name, t.URL.Scheme),
 			Subject: b.DefRange.Ptr()})
 	}
 	return diags

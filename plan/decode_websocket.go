@@ -27,10 +27,12 @@ var httpAttrs = []string{"method", "path", "body"}
 
 // wsOnly lists, per WebSocket attribute, the step kinds it belongs to.
 var wsOnly = map[string][]StepKind{
-	"subprotocols": {StepConnect},
-	"binary":       {StepSend},
-	"wait":         {StepSend},
-	"max":          {StepForEach},
+	"subprotocols":   {StepConnect},
+	"binary":         {StepSend},
+	"wait":           {StepSend},
+	"skip_if":        {StepSend},
+	"exit_if_failed": {StepSend},
+	"max":            {StepForEach},
 }
 
 // stepKind decides what a step is from the attributes it sets.
@@ -142,7 +144,7 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 		}
 	case StepSend:
 		st.Request = Request{DeclRange: b.DefRange}
-		st.Target, diags = l.requestTarget(attrs, b, diags)
+		st.Target, diags = l.sessionTarget(attrs, b, sc, diags)
 		ssc := sc
 		ssc.what += " send"
 		st.Body, _, d = l.templateAttr(attrs, "send", ssc)
@@ -154,6 +156,21 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 		}
 		w.Binary, _, d = l.boolAttr(attrs, "binary")
 		diags = append(diags, d...)
+		w.ExitIfFailed, _, d = l.boolAttr(attrs, "exit_if_failed")
+		diags = append(diags, d...)
+		skip, attr, d := l.stringAttr(attrs, "skip_if")
+		diags = append(diags, d...)
+		if attr != nil {
+			if _, err := regexp.Compile(skip); err != nil || skip == "" {
+				why := "it is empty"
+				if err != nil {
+					why = err.Error()
+				}
+				diags = append(diags, attrError(attr, "Invalid skip_if", fmt.Sprintf("skip_if is a regular expression tried on each frame before it is sent, such as \"\\\"topic\\\":\\\"chn\" (%s).", why)))
+			} else {
+				w.SkipIf = skip
+			}
+		}
 		if wait, set, d := l.boolAttr(attrs, "wait"); set {
 			w.Wait = wait
 			diags = append(diags, d...)
@@ -194,12 +211,12 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 		}
 	case StepHold:
 		st.Request = Request{DeclRange: b.DefRange}
-		st.Target, diags = l.requestTarget(attrs, b, diags)
+		st.Target, diags = l.sessionTarget(attrs, b, sc, diags)
 		w.Hold, _, d = l.durationAttr(attrs, "hold")
 		diags = append(diags, d...)
 	case StepClose:
 		st.Request = Request{DeclRange: b.DefRange}
-		st.Target, diags = l.requestTarget(attrs, b, diags)
+		st.Target, diags = l.sessionTarget(attrs, b, sc, diags)
 		code, attr, d := l.intAttr(attrs, "close")
 		diags = append(diags, d...)
 		if attr != nil && code != 0 && !(code >= 1000 && code <= 1003 || code >= 1007 && code <= 1014 || code >= 3000 && code <= 4999) {
@@ -209,10 +226,10 @@ func (l *loader) decodeWebSocket(c *hcl.BodyContent, b *hcl.Block, st *Step, sc 
 		}
 	case StepThink:
 		st.Request = Request{DeclRange: b.DefRange}
-		st.Target, diags = l.requestTarget(attrs, b, diags)
+		st.Target, diags = l.sessionTarget(attrs, b, sc, diags)
 	case StepForEach:
 		st.Request = Request{DeclRange: b.DefRange}
-		st.Target, diags = l.requestTarget(attrs, b, diags)
+		st.Target, diags = l.sessionTarget(attrs, b, sc, diags)
 		attr := attrs["for_each"]
 		trav, td := hcl.AbsTraversalForExpr(attr.Expr)
 		name, ok := traversalName(trav)
@@ -295,4 +312,24 @@ func matchText(v cty.Value) (string, bool) {
 		return "false", true
 	}
 	return "", false
+}
+
+// sessionTarget is the target of a WebSocket step after the connect: the
+// connect's, on whose connection its frames go. Naming it is allowed, and
+// naming another is an error.
+func (l *loader) sessionTarget(attrs hcl.Attributes, b *hcl.Block, sc scope, diags hcl.Diagnostics) (string, hcl.Diagnostics) {
+	attr := attrs["target"]
+	if sc.connectTarget == "" {
+		return l.requestTarget(attrs, b, diags) // the connect did not decode: say what is missing here too
+	}
+	if attr == nil {
+		return sc.connectTarget, diags
+	}
+	name, d := l.requestTarget(attrs, b, nil)
+	diags = append(diags, d...)
+	if name != "" && name != sc.connectTarget {
+		diags = append(diags, attrError(attr, "Target differs from the connect's",
+			fmt.Sprintf("step %q works on the session's WebSocket connection, to target %q (its connect's); leave target out, or start another scenario for another connection.", b.Labels[0], sc.connectTarget)))
+	}
+	return sc.connectTarget, diags
 }

@@ -30,6 +30,9 @@ type scope struct {
 	// later maps names captured by this or later steps to the step, so a use
 	// before the capture gets a precise message.
 	later map[string]string
+	// connectTarget is a WebSocket session's connect's target, for the
+	// steps after it ("" before it, and outside WebSocket scenarios).
+	connectTarget string
 	// websocket allows `mark` (a WebSocket send's payload); each allows
 	// each.value and each.index (steps inside a for_each).
 	websocket bool

@@ -101,6 +101,8 @@ var stepSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "send"},
 		hcl.AttributeSchema{Name: "binary"},
 		hcl.AttributeSchema{Name: "wait"},
+		hcl.AttributeSchema{Name: "skip_if"},
+		hcl.AttributeSchema{Name: "exit_if_failed"},
 		hcl.AttributeSchema{Name: "hold"},
 		hcl.AttributeSchema{Name: "close"},
 		hcl.AttributeSchema{Name: "for_each"},

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -38,7 +39,7 @@ func capacityWarnings(p *Plan) hcl.Diagnostics {
 
 func openWarnings(p *Plan, peak float64) hcl.Diagnostics {
 	rates := peakTargetRates(p, peak)
-	var diags hcl.Diagnostics
+	diags := sessionWarnings(p, peak)
 	for _, t := range p.Targets {
 		rate := rates[t.Name]
 		if t.ExpectedLatency <= 0 || rate <= 0 {
@@ -90,7 +91,7 @@ func peakTargetRates(p *Plan, peak float64) map[string]float64 {
 	}
 	for _, s := range p.Scenarios {
 		sessions := peak * share(s.Weight)
-		if len(s.Steps) > 0 && s.Steps[0].Kind == StepConnect {
+		if s.connect() != nil {
 			// A WebSocket session holds one connection for its whole life,
 			// however many frames it sends: its frames need no connections of
 			// their own, and its connections are checked before the run.
@@ -101,6 +102,136 @@ func peakTargetRates(p *Plan, peak float64) map[string]float64 {
 		}
 	}
 	return rates
+}
+
+// sessionWarnings: a WebSocket session holds its connection for its whole
+// life, and a target's connections caps the sessions connected at once.
+// The pauses a session is sure to take (hold, think) bound its life from
+// below, so the sessions started within any span of that length are all
+// connected at its end: the most of them, over the load's stages, is the
+// fewest connected at once at some instant. More than connections, and
+// sessions certainly wait for one another. Answers only lengthen a
+// session, so this never warns a plan that would not queue. (A search's
+// probes have no fixed stages: it is not judged.)
+func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
+	if p.Load.Search != nil {
+		return nil
+	}
+	total, entries := 0.0, 0.0
+	for _, e := range p.Endpoints {
+		total += float64(e.Weight)
+		entries++
+	}
+	for _, s := range p.Scenarios {
+		total += float64(s.Weight)
+		entries++
+	}
+	held := map[string]float64{}
+	rate := map[string]float64{}
+	life := map[string]time.Duration{}
+	for _, s := range p.Scenarios {
+		connect := s.connect()
+		if connect == nil || total == 0 {
+			continue
+		}
+		share := float64(s.Weight) / total
+		if p.Load.Selection == SelectRoundRobin {
+			share = 1 / entries
+		}
+		d := sessionPauses(s)
+		t := connect.Target
+		held[t] += share * mostStartedWithin(p.Load.Stages, d)
+		rate[t] += peak * share
+		life[t] = max(life[t], d)
+	}
+	var diags hcl.Diagnostics
+	for _, t := range p.Targets {
+		need := math.Ceil(held[t.Name] - 1e-6) // the integral of a whole number of arrivals, give or take rounding
+		if need <= float64(t.Connections) {
+			continue
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagWarning,
+			Summary:  "WebSocket sessions will queue for connections",
+			Detail: fmt.Sprintf("At the peak, about %.4g WebSocket sessions per second start on target %q, each connected for at least %s (its hold and think pauses), so at some point at least %d are connected at once, but connections = %d: later sessions wait for a connection, and the wait shows in their connect rows (a timeout past the connect step's timeout). Raise connections to at least %d, or lower the peak rate.",
+				rate[t.Name], t.Name, life[t.Name], int(need), t.Connections, int(need)),
+			Subject: t.DeclRange.Ptr(),
+		})
+	}
+	return diags
+}
+
+// mostStartedWithin is the most arrivals of the stages within a span of
+// length d, found by trying spans ending at the stages' bounds, those
+// bounds plus d, and a fine grid between: a lower bound of the true most
+// (each span tried is a real one), close to it.
+func mostStartedWithin(stages []Stage, d time.Duration) float64 {
+	if d <= 0 || len(stages) == 0 {
+		return 0
+	}
+	var end time.Duration
+	ends := []time.Duration{}
+	for _, st := range stages {
+		end += st.Duration
+		ends = append(ends, end, end+d)
+	}
+	const grid = 4096
+	for i := range grid + 1 {
+		ends = append(ends, end*time.Duration(i)/grid)
+	}
+	most := 0.0
+	for _, t := range ends {
+		most = math.Max(most, arrivalsBy(stages, t)-arrivalsBy(stages, t-d))
+	}
+	return most
+}
+
+// arrivalsBy is how many arrivals the stages make from the start to t: the
+// integral of each stage's rate, linear from From to To.
+func arrivalsBy(stages []Stage, t time.Duration) float64 {
+	n := 0.0
+	for _, st := range stages {
+		if t <= 0 {
+			break
+		}
+		span := min(t, st.Duration).Seconds()
+		whole := st.Duration.Seconds()
+		if whole > 0 {
+			n += st.From*span + (st.To-st.From)*span*span/(2*whole)
+		}
+		t -= st.Duration
+	}
+	return n
+}
+
+// connect is a WebSocket scenario's connect step, nil for an HTTP one.
+func (s *Scenario) connect() *Step {
+	for _, st := range s.Steps {
+		if st.Kind == StepConnect {
+			return st
+		}
+	}
+	return nil
+}
+
+// sessionPauses is the least time a WebSocket session stays connected: its
+// holds and think pauses (a for_each's steps count no iteration, since the
+// array may be empty).
+func sessionPauses(s *Scenario) time.Duration {
+	var d time.Duration
+	for _, st := range s.Steps {
+		think := st.Think
+		if think < 0 {
+			think = s.Think
+		}
+		switch {
+		case st.Kind == StepHold && st.WebSocket != nil:
+			d += st.WebSocket.Hold
+		case st.Kind == StepThink, st.Kind == StepSend:
+			d += time.Duration(st.Repeat) * max(think, 0)
+		}
+	}
+	return d
 }
 
 func closedWarnings(p *Plan, peakUsers float64) hcl.Diagnostics {

@@ -3,7 +3,7 @@ package plan
 import "time"
 
 // StepKind says what a scenario step does. HTTP steps send a request; the
-// others make up WebSocket scenarios, whose first step is a connect.
+// others make up WebSocket scenarios, which connect in one step (HTTP steps may come before it).
 type StepKind uint8
 
 // Step kinds.
@@ -42,6 +42,14 @@ type WebSocket struct {
 	// Marked is set when the payload holds the per-request value `mark`:
 	// other sessions receiving a frame with it record a delivery.
 	Marked bool
+	// SkipIf, when set, is a regular expression tried on each rendered
+	// frame: a frame it matches is not sent, and its row is `skipped`
+	// (Tinode's script publishes to every subscription but a channel's).
+	SkipIf string
+	// ExitIfFailed ends the session when this step's answer fails (an
+	// error, or a status outside expect), as Gatling's exitHereIfFailed:
+	// the rows it would still have recorded are `skipped`.
+	ExitIfFailed bool
 
 	Hold      time.Duration // StepHold
 	CloseCode int           // StepClose; 0 sends a close frame without a code

@@ -23,6 +23,14 @@ func TestWebSocketPlanBothSyntaxes(t *testing.T) {
 		t.Errorf("source_addresses %v", got)
 	}
 	steps := native.Scenarios[0].Steps
+	auth := steps[0] // an HTTP step before the connect
+	if auth.Kind != StepHTTP || auth.Method != "POST" || len(auth.Captures) != 1 || auth.Captures[0].Name != "token" {
+		t.Fatalf("auth step %+v", auth)
+	}
+	if h := steps[1].Headers; len(h) != 1 || h[0].Name != "Authorization" {
+		t.Errorf("connect headers %+v", h)
+	}
+	steps = steps[1:]
 	kinds := []StepKind{StepConnect, StepSend, StepSend, StepForEach, StepHold, StepThink, StepClose}
 	for i, k := range kinds {
 		if steps[i].Kind != k {
@@ -30,7 +38,7 @@ func TestWebSocketPlanBothSyntaxes(t *testing.T) {
 		}
 	}
 	login := steps[1].WebSocket
-	if login.Await == nil || len(login.Await.JSON) != 2 || login.Await.Timeout != 3*time.Second || login.Await.Status != "ctrl.code" || !login.Wait {
+	if login.Await == nil || len(login.Await.JSON) != 2 || login.Await.Timeout != 3*time.Second || login.Await.Status != "ctrl.code" || !login.Wait || !login.ExitIfFailed {
 		t.Errorf("login await %+v", login.Await)
 	}
 	pub := steps[2]
@@ -38,7 +46,7 @@ func TestWebSocketPlanBothSyntaxes(t *testing.T) {
 		t.Errorf("pub %+v %+v", pub, pub.WebSocket)
 	}
 	fe := steps[3].WebSocket
-	if fe.Items != "subs" || fe.Max != 4 || len(fe.Steps) != 1 || fe.Steps[0].Kind != StepSend {
+	if fe.Items != "subs" || fe.Max != 4 || len(fe.Steps) != 1 || fe.Steps[0].Kind != StepSend || fe.Steps[0].WebSocket.SkipIf != `"topic":"chn` {
 		t.Errorf("for_each %+v", fe)
 	}
 	if steps[4].WebSocket.Hold != time.Second || steps[6].WebSocket.CloseCode != 1001 {

@@ -209,9 +209,9 @@ type tally struct {
 	// cutOff marks the batch's error indices that a stop caused
 	// (not_sent, interrupted): rows that are neither ok nor errors.
 	cutOff []bool
-	// isNoItem and failed mark the error indices of no_item and of any
-	// error at all.
-	isNoItem, failed []bool
+	// skipOf and failed mark the error indices of rows that stand for no
+	// request (no_item, skipped) and of any error at all.
+	skipOf, failed []bool
 }
 
 func newTally() *tally {
@@ -238,9 +238,13 @@ func (t *tally) endpoint(name string, expect map[string][]int) *endpointTally {
 	return e
 }
 
-// noItem is the error word of rows that stand for for_each iterations
-// beyond a captured array: counted, but not as requests or errors.
-var noItem = results.NoItem.String()
+// notRequest says whether an error word is one of rows that stand for no
+// request (results.ErrorKind.NotRequest): counted, but not as requests or
+// errors.
+func notRequest(word string) bool {
+	k, ok := results.ParseErrorKind(word)
+	return ok && k.NotRequest()
+}
 
 // add folds one batch in. expect is the batch's file's Meta.Expect.
 func (t *tally) add(b *results.Batch, expect map[string][]int) error {
@@ -250,18 +254,22 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		t.scnOf = append(t.scnOf, t.sessions.scenarioOf(name))
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
+	t.skipOf = t.skipOf[:0]
+	for _, name := range b.ErrorNames {
+		t.skipOf = append(t.skipOf, notRequest(name))
+	}
 	t.errN = grow(t.errN, len(b.ErrorNames))
 	t.cutOff = t.cutOff[:0]
 	for _, name := range b.ErrorNames {
 		t.cutOff = append(t.cutOff, name == results.NotSent.String() || name == results.Interrupted.String())
 	}
 	epOf, errN, cutOff := t.epOf, t.errN, t.cutOff
-	t.isNoItem, t.failed = t.isNoItem[:0], t.failed[:0]
+	t.skipOf, t.failed = t.skipOf[:0], t.failed[:0]
 	for _, name := range b.ErrorNames {
-		t.isNoItem = append(t.isNoItem, name == noItem)
+		t.skipOf = append(t.skipOf, notRequest(name))
 		t.failed = append(t.failed, name != "")
 	}
-	isNoItem, failedKind := t.isNoItem, t.failed
+	skipOf, failedKind := t.skipOf, t.failed
 	// The columns as local slices of one length, and the sums as locals:
 	// the loop then keeps them in registers and drops most bounds checks.
 	n := b.Len
@@ -274,9 +282,10 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		ei, xi := endpoint[i], errIdx[i] // in range: results.Reader checks every index
 		ep := epOf[ei]
 		due := scheduled[i]
-		if isNoItem[xi] {
-			// A for_each iteration that did not exist: a row of its own
-			// kind, neither a request nor an error.
+		if skipOf[xi] {
+			// A for_each iteration that did not exist, or a send skip_if
+			// passed over: a row of its own kind, neither a request nor an
+			// error.
 			errN[xi]++
 			if sc := t.scnOf[ei]; sc >= 0 {
 				if err := t.sessions.add(sc, b.Slot[i], due, due, true); err != nil {

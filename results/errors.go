@@ -25,6 +25,7 @@ const (
 	WSProtocol   // the server broke RFC 6455 or refused the upgrade
 	NoItem       // a for_each iteration beyond the captured array's length
 	Unprocessed  // HTTP/2: the server did not process the stream (GOAWAY, REFUSED_STREAM)
+	Skipped      // WebSocket: a send its skip_if matched, so it was not sent
 	numErrorKinds
 )
 
@@ -49,7 +50,14 @@ var ErrorNames = [numErrorKinds]string{
 	WSProtocol:     "ws_protocol",
 	NoItem:         "no_item",
 	Unprocessed:    "unprocessed",
+	Skipped:        "skipped",
 }
+
+// NotRequest reports whether rows of this kind stand for no request at all
+// (a for_each iteration that did not exist, a send skip_if passed over):
+// they keep a session's row count whole, but are neither requests nor
+// errors in any total.
+func (k ErrorKind) NotRequest() bool { return k == NoItem || k == Skipped }
 
 func (k ErrorKind) String() string {
 	if int(k) < len(ErrorNames) {

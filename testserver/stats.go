@@ -50,6 +50,10 @@ type Stats struct {
 	ConnsOpen int64 `json:"conns_open"`
 	// ConnsPeak is the largest number of connections open at once.
 	ConnsPeak int64 `json:"conns_peak"`
+	// WSMessages counts WebSocket data messages received on any route (the
+	// upgrades count as requests): a meter for WebSocket benchmarks that
+	// does not take the generator's word.
+	WSMessages uint64 `json:"ws_messages"`
 }
 
 // counters are the live atomic counters behind Stats. Each sits on its own
@@ -62,6 +66,7 @@ type counters struct {
 	accepted padded
 	open     padded
 	peak     padded
+	messages padded
 }
 
 type padded struct {
@@ -99,6 +104,7 @@ func (c *counters) snapshot() Stats {
 		ConnsAccepted: uint64(c.accepted.n.Load()),
 		ConnsOpen:     c.open.n.Load(),
 		ConnsPeak:     c.peak.n.Load(),
+		WSMessages:    uint64(c.messages.n.Load()),
 	}
 	for r := range numRoutes {
 		st.Routes[r.String()] = uint64(c.routes[r].n.Load())
@@ -119,5 +125,6 @@ func (s *Server) ResetStats() {
 		c.routes[r].n.Store(0)
 	}
 	c.accepted.n.Store(0)
+	c.messages.n.Store(0)
 	c.peak.n.Store(c.open.n.Load())
 }

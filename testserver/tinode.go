@@ -27,8 +27,10 @@ import (
 //   - sub "me" → ctrl 200 then, for get.what "desc", a meta desc.
 //   - get "me" what "sub" → meta with the user's subscriptions: TinodeTopics
 //     of the tinodePool group topics grpTressi0 … grpTressi63, picked by a
-//     hash of the user name. Any of them can be subscribed to (attached),
-//     member or not: SingleTopicLoadtest loads grpTressi0 by default.
+//     hash of the user name, then the channel chnTressi, which every user
+//     reads (as Tinode's sample users carol, dave and frank read chn…). Any
+//     of them can be subscribed to (attached), member or not:
+//     SingleTopicLoadtest loads grpTressi0 by default.
 //   - sub to a group topic → ctrl 200, then for each word of get.what:
 //     "desc" and "sub" metas, "data" the topic's last stored messages as data
 //     frames (without id) and a ctrl 208 "delivered", or ctrl 204 when there
@@ -36,13 +38,19 @@ import (
 //   - pub to an attached topic → ctrl 202 "accepted" with params.seq, and a
 //     data frame to every session attached to the topic, the publisher
 //     included (unless noecho). Not attached: ctrl 409 "must attach first".
-//   - leave → ctrl 200; the others get a pres "off".
+//     A pub to the channel: ctrl 403 "permission denied" (its readers may
+//     not publish).
+//   - leave → ctrl 200; the others get a pres "off". Not attached: ctrl 304
+//     "not joined".
 //
 // Every ctrl and meta answering a request carries the request's id; data and
 // pres frames carry none, as Tinode does.
 
 // DefaultTinodeTopics is how many group topics every user is subscribed to.
 const DefaultTinodeTopics = 3
+
+// TinodeChannel is the channel every user reads and none may publish to.
+const TinodeChannel = "chnTressi"
 
 // tinodeStored is how many messages a topic keeps for "get data".
 const tinodeStored = 10
@@ -83,9 +91,10 @@ func (h *tinodeHub) userTopics(user string) []string {
 }
 
 type tinodeTopic struct {
-	seq    int
-	subs   map[*wsConn]bool
-	stored []json.RawMessage // the last tinodeStored data frames
+	channel bool // readers may not publish
+	seq     int
+	subs    map[*wsConn]bool
+	stored  []json.RawMessage // the last tinodeStored data frames
 }
 
 func newTinodeHub(s *Server, topics int) *tinodeHub {
@@ -95,6 +104,7 @@ func newTinodeHub(s *Server, topics int) *tinodeHub {
 		h.names = append(h.names, name)
 		h.topics[name] = &tinodeTopic{subs: map[*wsConn]bool{}}
 	}
+	h.topics[TinodeChannel] = &tinodeTopic{subs: map[*wsConn]bool{}, channel: true}
 	return h
 }
 
@@ -299,7 +309,7 @@ func (h *tinodeHub) get(c *wsConn, id, topic, what string) {
 		return
 	}
 	if topic == "me" && hasWord(what, "sub") {
-		names := h.userTopics(c.user)
+		names := append(h.userTopics(c.user), TinodeChannel)
 		subs := make([]map[string]any, len(names))
 		for i, n := range names {
 			subs[i] = map[string]any{"topic": n, "acs": map[string]any{"mode": "JRWPS"}}
@@ -316,6 +326,11 @@ func (h *tinodeHub) pub(c *wsConn, id, topic string, content json.RawMessage, no
 	if t == nil || !t.subs[c] {
 		h.mu.Unlock()
 		h.ctrl(c, id, topic, 409, "must attach first", nil)
+		return
+	}
+	if t.channel {
+		h.mu.Unlock()
+		h.ctrl(c, id, topic, 403, "permission denied", nil)
 		return
 	}
 	t.seq++
@@ -349,7 +364,7 @@ func (h *tinodeHub) leave(c *wsConn, id, topic string) {
 	}
 	h.mu.Unlock()
 	if !attached {
-		h.ctrl(c, id, topic, 304, "ignored", nil)
+		h.ctrl(c, id, topic, 304, "not joined", nil)
 		return
 	}
 	h.ctrl(c, id, topic, 200, "ok", nil)

@@ -154,6 +154,7 @@ func (c *wsConn) frame(h wsHandler) bool {
 		return false
 	default:
 		c.received++
+		c.s.counters.messages.n.Add(1)
 		h.message(c, c.r.Op, c.r.Payload())
 		if c.closeAt > 0 && c.received >= c.closeAt {
 			c.close(ws.CloseGoingAway, "close_after reached")

@@ -102,10 +102,28 @@ func TestTinodeSession(t *testing.T) {
 	sendJSON(t, alice, `{"get":{"id":"4","topic":"me","what":"sub"}}`)
 	f, _ := until(t, alice, "meta", "4")
 	subs := f["meta"]["sub"].([]any)
-	if len(subs) != DefaultTinodeTopics {
+	if len(subs) != DefaultTinodeTopics+1 || subs[DefaultTinodeTopics].(map[string]any)["topic"] != TinodeChannel {
 		t.Fatalf("subs: %v", subs)
 	}
 	topic := subs[0].(map[string]any)["topic"].(string)
+
+	// A channel's readers may attach but not publish, as on Tinode.
+	sendJSON(t, alice, `{"sub":{"id":"c1","topic":"`+TinodeChannel+`"}}`)
+	if f, _ := until(t, alice, "ctrl", "c1"); code(f) != 200 {
+		t.Fatalf("sub channel: %v", f)
+	}
+	sendJSON(t, alice, `{"pub":{"id":"c2","topic":"`+TinodeChannel+`","content":"x"}}`)
+	if f, _ := until(t, alice, "ctrl", "c2"); code(f) != 403 {
+		t.Fatalf("pub to channel: %v", f)
+	}
+	sendJSON(t, alice, `{"leave":{"id":"c3","topic":"`+TinodeChannel+`"}}`)
+	if f, _ := until(t, alice, "ctrl", "c3"); code(f) != 200 {
+		t.Fatalf("leave channel: %v", f)
+	}
+	sendJSON(t, alice, `{"leave":{"id":"c4","topic":"`+TinodeChannel+`"}}`)
+	if f, _ := until(t, alice, "ctrl", "c4"); code(f) != 304 || f["ctrl"]["text"] != "not joined" {
+		t.Fatalf("leave again: %v", f)
+	}
 
 	for _, c := range []*websocket.Conn{alice, bob} {
 		sendJSON(t, c, `{"sub":{"id":"5","topic":"`+topic+`","get":{"what":"desc sub data del"}}}`)
@@ -159,7 +177,7 @@ func TestTinodeRefusals(t *testing.T) {
 }
 
 func TestWSEchoOutOfOrderAndCloseAfter(t *testing.T) {
-	_, base := start(t)
+	srv, base := start(t)
 	c := dialWS(t, base, "/ws/echo")
 	sendJSON(t, c, `{"delay_ms":300,"n":1}`)
 	sendJSON(t, c, `{"n":2}`)
@@ -183,6 +201,9 @@ func TestWSEchoOutOfOrderAndCloseAfter(t *testing.T) {
 	_, _, err = d.Read(ctx)
 	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Fatalf("want close 1001, got %v", err)
+	}
+	if st := srv.Stats(); st.WSMessages != 4 || st.Routes["ws_echo"] != 2 {
+		t.Fatalf("stats %+v: want 4 WebSocket messages over 2 upgrades", st)
 	}
 }
 

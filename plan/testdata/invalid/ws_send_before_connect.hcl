@@ -1,9 +1,9 @@
-# want: 6:3 Connect not first
+# want: 5:3 WebSocket step before connect
 target "t" { url = "ws://x" }
 scenario "s" {
+  step "login" { path = "/login" }
+  step "early" { send = "x" }
   step "a" { connect = "/ws" }
-  step "b" { send = "x" }
-  step "c" { connect = "/ws" }
 }
 load {
   stage {

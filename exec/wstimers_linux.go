@@ -1,0 +1,178 @@
+package exec
+
+import (
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// A WebSocket session keeps at most one pending entry in its loop's timer
+// heap, mostly: the earliest of its pause's end, its awaits' deadlines and
+// its dial or upgrade timeout. When it fires, the session does what is due
+// and arms the next.
+
+// armTimer puts the session's next instant (pause end, earliest await
+// deadline) in the timer heap.
+func (l *wsLoop) armTimer(s *wsSession) {
+	switch s.state {
+	case wsHTTPWait:
+		l.setTimer(s, s.wakeAt)
+		return
+	case wsHTTPBusy:
+		l.setTimer(s, s.http.deadline)
+		return
+	}
+	at := int64(-1)
+	if !s.blocked && s.wakeAt > l.now {
+		at = s.wakeAt
+	}
+	for i := range s.awaits {
+		if d := s.awaits[i].deadline; s.awaits[i].st != nil && (at < 0 || d < at) {
+			at = d
+		}
+	}
+	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
+		return
+	}
+	if at > s.deadline && !s.cut {
+		at = s.deadline // a closed-model user's session stops sending then
+	}
+	l.setTimer(s, at)
+}
+
+func (l *wsLoop) setTimer(s *wsSession, at int64) {
+	if at < 0 || at == s.timerAt {
+		return
+	}
+	if s.timerAt >= 0 && s.timerAt < at && s.timerAt > l.now {
+		// An earlier timer is pending: when it fires, the session arms
+		// the next one. One heap entry per session at most, mostly.
+		return
+	}
+	s.timerAt = at
+	l.timers.push(wsTimer{at: at, id: s.id, k: s.k})
+}
+
+// fireTimers handles every timer that is due.
+func (l *wsLoop) fireTimers() {
+	l.now = l.ex.clock.now()
+	for len(l.timers) > 0 && l.timers[0].at <= l.now {
+		t := l.timers.pop()
+		s := l.sess[t.id]
+		if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
+			continue // stale: the session moved on
+		}
+		s.timerAt = -1
+		l.timeout(s)
+		if s.state != wsDone && s.timerAt < 0 {
+			l.armTimer(s)
+		}
+	}
+}
+
+// timeout handles a session's timer: a dial or upgrade too slow, awaits
+// past their deadline, or a pause that ended.
+func (l *wsLoop) timeout(s *wsSession) {
+	switch s.state {
+	case wsDialing, wsHandshaking:
+		if l.now < s.dialEnd {
+			l.setTimer(s, s.dialEnd) // an earlier timer of the session's, come before this dial's end
+			return
+		}
+		l.connectFailed(s, s.prog.connectStep(), results.ConnectTimeout)
+		return
+	case wsHTTPWait:
+		l.httpNext(s)
+		return
+	case wsHTTPBusy:
+		if l.now < s.http.deadline {
+			l.setTimer(s, s.http.deadline)
+			return
+		}
+		l.httpFailed(s, results.Timeout, nil)
+		return
+	case wsUpgrading:
+		if end := s.upgradeEnd(); l.now < end {
+			l.setTimer(s, end) // the dial's timer, come while the upgrade still has time
+			return
+		}
+		l.connectFailed(s, s.prog.connectStep(), results.Timeout)
+		return
+	}
+	for i := 0; i < len(s.awaits); {
+		a := &s.awaits[i]
+		if a.st == nil || a.deadline > l.now {
+			i++
+			continue
+		}
+		l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
+		for c := range a.st.capture {
+			s.have[a.st.capture[c].index] = false
+		}
+		if a.st.exit {
+			l.exitSession(s, i)
+			return
+		}
+		if a.st.kind == plan.StepClose {
+			s.awaits = s.awaits[:0]
+			l.endSession(s)
+			return
+		}
+		l.answered(s, i, l.now)
+		if s.state == wsDone {
+			return
+		}
+	}
+	if s.i >= len(s.prog.steps) && len(s.awaits) == 0 && s.state != wsDone {
+		l.finishProgram(s)
+		return
+	}
+	l.step(s)
+}
+
+// wsTimer is one entry of the timer heap.
+type wsTimer struct {
+	at int64
+	id int32
+	k  uint64
+}
+
+// wsTimers is a binary min-heap by instant, without container/heap's
+// interface boxing: a push allocates nothing once the slice has grown.
+type wsTimers []wsTimer
+
+func (h *wsTimers) push(t wsTimer) {
+	*h = append(*h, t)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].at <= a[i].at {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *wsTimers) pop() wsTimer {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].at < a[m].at {
+			m = l
+		}
+		if r < n && a[r].at < a[m].at {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[m], a[i] = a[i], a[m]
+		i = m
+	}
+	*h = a
+	return top
+}

@@ -1,0 +1,214 @@
+package exec
+
+import (
+	"io"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/results"
+	"github.com/tressi/tressi/tlsloop"
+)
+
+// wss:// sessions: the WebSocket loop drives the same transport seam as
+// the HTTP loop (transport.go), with crypto/tls from package tlsloop
+// between the socket and the frames. The connection opens in three steps,
+// each with its own state: the TCP connect (wsDialing), the TLS handshake
+// (wsHandshaking), then the HTTP upgrade (wsUpgrading). The connect
+// timeout covers the first two, counted from the dial, as for https.
+
+// wsTransport is the transport factory of a wss:// target's sessions, nil
+// for ws://. The configuration is the run's for that target (trust, client
+// certificate, server name, versions, the session cache shared by every
+// connection, the handshake counter of meta.json); a WebSocket upgrade is
+// HTTP/1.1, so ALPN offers nothing, as for HTTP/1.1 targets.
+func (ex *executor) wsTransport(t *compile.Target) transportFactory {
+	if ex.transport != nil {
+		return ex.transport
+	}
+	if t.Scheme != "https" {
+		return nil
+	}
+	cfg := ex.cl.tls[t.Name]
+	connect := t.ConnectTimeout
+	return func(wake func()) (transport, error) {
+		return tlsloop.Client(cfg, wake, time.Now().Add(connect)), nil
+	}
+}
+
+// woken looks again at the sessions whose transport moved on outside the
+// loop (a handshake that has bytes to send, or ended).
+func (l *wsLoop) woken() {
+	for _, id := range l.p.woken() {
+		if int(id) < len(l.sess) {
+			if s := l.sess[id]; s.tr != nil && s.state != wsDone {
+				l.pump(s)
+			}
+		}
+	}
+}
+
+// pump moves what a session's transport has: its bytes for the socket,
+// the end of its handshake (then the upgrade goes out), plaintext it holds.
+func (l *wsLoop) pump(s *wsSession) {
+	if !l.flushTransport(s) {
+		return
+	}
+	switch s.state {
+	case wsHandshaking:
+		if err := s.tr.Err(); err != nil {
+			l.connectError(s, &dialError{asTLSError(err)})
+			return
+		}
+		if s.tr.Ready() {
+			l.handshaking--
+			l.now = l.ex.clock.now()
+			s.connect = max(l.now-s.dialAt, 1)
+			l.opened(s)
+		}
+	case wsHTTPBusy, wsUpgrading, wsOpen, wsClosing:
+		l.arrived(-1)
+		l.plaintext(s)
+	}
+}
+
+// flushTransport writes what the transport has for the socket; false once
+// the session ended.
+func (l *wsLoop) flushTransport(s *wsSession) bool {
+	for s.state != wsDone {
+		b := s.tr.Pending()
+		if len(b) == 0 {
+			l.setOut(s, false)
+			return true
+		}
+		n, errno := rawWrite(s.fd, b)
+		switch errno {
+		case 0:
+			s.tr.Sent(n)
+		case unix.EINTR:
+		case unix.EAGAIN:
+			l.setOut(s, true)
+			return true
+		default:
+			l.connLost(s, results.Reset)
+			return false
+		}
+	}
+	return false
+}
+
+// readTLS drains a wss:// session's socket into its transport, and what
+// it decrypts into the session.
+func (l *wsLoop) readTLS(s *wsSession) {
+	if l.cipher == nil {
+		l.cipher = make([]byte, maxReadBuf)
+	}
+	for s.state != wsDone {
+		n, at, errno := l.rxs.read(s.fd, l.cipher)
+		switch {
+		case errno == unix.EAGAIN:
+			return
+		case errno == unix.EINTR:
+			continue
+		case errno == 0 && n == 0 && s.state == wsHandshaking:
+			// The handshake fails once it read what came before the end
+			// (a server's alert, most likely) and wakes the loop to say
+			// why; until then the socket's end must not wake it again.
+			s.tr.EOF()
+			if err := l.p.remove(s.fd); err != nil {
+				l.connectError(s, &dialError{err})
+			}
+			return
+		case errno != 0 || n == 0:
+			l.arrived(-1)
+			if n == 0 && errno == 0 && !l.plaintext(s) {
+				return
+			}
+			l.connLost(s, lostKind(errno))
+			return
+		}
+		l.arrived(at)
+		if err := s.tr.Feed(l.cipher[:n]); err != nil {
+			l.connLostErr(s, err)
+			return
+		}
+		if s.state != wsHandshaking && !l.plaintext(s) {
+			return
+		}
+		if n < len(l.cipher) {
+			return
+		}
+	}
+}
+
+// plaintext hands what the transport decrypted to the session; false once
+// the session ended.
+func (l *wsLoop) plaintext(s *wsSession) bool {
+	for s.state != wsDone {
+		n, err := s.tr.Read(l.rbuf)
+		if n > 0 {
+			if !l.received(s, l.rbuf[:n]) {
+				return false
+			}
+		}
+		switch {
+		case err == io.EOF:
+			// The server's close_notify: nothing more comes.
+			l.connLost(s, results.WSClosed)
+			return false
+		case err != nil:
+			l.connLostErr(s, err)
+			return false
+		case n == 0:
+			// Post-handshake messages (a KeyUpdate) may want an answer.
+			return l.flushTransport(s)
+		}
+	}
+	return false
+}
+
+// dropTransport releases a session's transport (a handshake still running
+// ends without waking the loop).
+func (l *wsLoop) dropTransport(s *wsSession) {
+	if s.tr != nil {
+		s.tr.Close()
+		s.tr = nil
+	}
+}
+
+// connectError ends a session whose connection did not open because of
+// err: its connect row has err's kind, and the first of a kind is sampled
+// with err's text (for a tls error, why: unknown authority, name mismatch,
+// expired).
+func (l *wsLoop) connectError(s *wsSession, err error) {
+	if s.httpConn {
+		l.httpFailed(s, classify(err), err)
+		return
+	}
+	st := s.prog.connectStep()
+	kind := classify(err)
+	if l.ex.aborted.Load() {
+		kind = results.Interrupted
+	}
+	row := wsRow(s.k, st.ep, s.connSched, -1, -1, 0, kind, 0, 0)
+	if kind != results.Interrupted && l.sink.wantSample(&row) {
+		l.sink.putSampleErr(&row, st.req, nil, nil, 0, err)
+	}
+	l.connectFailed(s, st, kind)
+}
+
+// connLostErr ends a session whose transport failed with err: during the
+// upgrade (a TLS 1.3 server refusing the client's certificate says so on
+// the first read) it is the connect's error; later, the session's.
+func (l *wsLoop) connLostErr(s *wsSession, err error) {
+	if s.state == wsHTTPBusy {
+		l.httpFailed(s, classify(err), err)
+		return
+	}
+	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
+		l.connectError(s, asTLSError(err))
+		return
+	}
+	l.connLost(s, classify(err))
+}
