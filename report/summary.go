@@ -254,10 +254,6 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		t.scnOf = append(t.scnOf, t.sessions.scenarioOf(name))
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
-	t.skipOf = t.skipOf[:0]
-	for _, name := range b.ErrorNames {
-		t.skipOf = append(t.skipOf, notRequest(name))
-	}
 	t.errN = grow(t.errN, len(b.ErrorNames))
 	t.cutOff = t.cutOff[:0]
 	for _, name := range b.ErrorNames {
