@@ -203,6 +203,9 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 	hj := &m.jobs[idx]
 	j, sent := hj.ljob, hj.sent
 	l.busy--
+	if m.c.owner < 0 {
+		m.c.t.recent = m.c
+	}
 	if err != nil {
 		m.release(idx)
 		l.finishJob(j, sent, out, in, err)
@@ -299,7 +302,16 @@ func (l *evloop) muxFlush(c *lconn) {
 
 // readyMux is the target's HTTP/2 connection with the fewest streams that
 // can take one more, nil when none can.
+//
+// The connection a stream just ended on comes first: a closed-model user's
+// next request then rides the connection its last one did, so a
+// connection's streams stay together, and what a read of its responses
+// starts goes out in one write (as h2load's clients keep theirs), not
+// scattered one stream per connection.
 func (t *ltarget) readyMux() *lconn {
+	if c := t.recent; c != nil && c.t == t && c.fd >= 0 && c.mux != nil && c.owner < 0 && c.mux.ready() {
+		return c
+	}
 	var best *lconn
 	for _, c := range t.muxes {
 		if c.mux.ready() && (best == nil || c.mux.conn.Active() < best.mux.conn.Active()) {
