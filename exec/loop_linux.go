@@ -62,23 +62,18 @@ type evloop struct {
 	liveSessions int
 
 	nextScan int64
-	// stamps: the open model reads responses with the kernel's receive
+	// rx: the open model reads responses with the kernel's receive
 	// timestamps (SO_TIMESTAMPING), so it can sleep through their arrival
 	// and read them in one go at the next burst without adding that wait
-	// to their latency. wallBase converts those wall-clock stamps to run
-	// time; outs counts connections waiting to write, which cannot wait.
-	stamps   bool
-	wallBase int64
+	// to their latency (rxstamp_linux.go). outs counts connections waiting
+	// to write, which cannot wait.
+	rx       rxStamps
 	outs     int
 	partials int // connections with part of a response: a large body is read as it comes
 	// handshaking counts connections whose transport handshake runs: the
 	// open model does not sleep through their bytes, which carry no reply
 	// to stamp but hold up the next step of the handshake.
 	handshaking int
-	msg         unix.Msghdr
-	iov         unix.Iovec
-	oob         [64]byte
-	keeper      int // a socket that keeps the kernel stamping from before the first dial
 	refilling   bool
 	// dirtyMuxes are HTTP/2 connections with frames to write before the
 	// loop waits (see muxLater).
@@ -186,7 +181,7 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 			}
 			return nil, err
 		}
-		l := &evloop{ex: ex, p: p, keeper: -1} // its sink comes with the recorder (startLoops…)
+		l := &evloop{ex: ex, p: p} // its sink comes with the recorder (startLoops…)
 		l.enc.vals.Seed = ex.s.Seed
 		for ti := range ex.s.Targets {
 			t := &ex.s.Targets[ti]
@@ -252,18 +247,9 @@ func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
 // asks for it: asking now, on a socket kept for the run, stamps the first
 // responses too. Without it the loop reads as responses come.
 func (l *evloop) useStamps() {
-	if l.stamps {
-		return // the warm-up asked already
+	if !l.rx.on { // else the warm-up asked already
+		l.rx.start()
 	}
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	if stampSocket(fd) != nil {
-		closeFD(fd)
-		return
-	}
-	l.keeper, l.stamps = fd, true
 }
 
 // poll waits for socket events until wake (-1: no instant to keep), handles
@@ -282,7 +268,7 @@ func (l *evloop) poll(wake int64) {
 	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush() // a slow run still reaches the file every second
 	}
-	if l.stamps && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 {
+	if l.rx.on && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
 		rawSleep(timeout)
@@ -294,9 +280,7 @@ func (l *evloop) poll(wake int64) {
 		// run stops with the error; what is in flight is interrupted.
 		ex.broken(err)
 	}
-	t := time.Now()
-	l.now = int64(t.Sub(ex.clock.base))
-	l.wallBase = t.UnixNano() - l.now
+	l.now = l.rx.now(&ex.clock)
 	for i := range n {
 		ev := &l.p.evs[i]
 		if ev.Fd == wakeID {
@@ -461,9 +445,7 @@ func (l *evloop) finish() {
 		}
 	}
 	l.p.close()
-	if l.keeper >= 0 {
-		closeFD(l.keeper)
-	}
+	l.rx.stop()
 	l.open.finish()
 	l.sink.flush()
 }

@@ -54,10 +54,9 @@ func TestLoopStampsDateArrival(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // the response arrives, unread
-	l := &evloop{ex: ex, stamps: true}
-	now := time.Now()
-	l.now = int64(now.Sub(ex.clock.base))
-	l.wallBase = now.UnixNano() - l.now
+	l := &evloop{ex: ex}
+	l.rx.on = true // the test's socket asked for stamps itself
+	l.now = l.rx.now(&ex.clock)
 	c := &lconn{fd: fd, sent: -1}
 	buf := make([]byte, 256)
 	n, errno := l.recv(c, buf)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -80,7 +79,7 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 // openConn starts a non-blocking connect to t: a connection dialing, with
 // no job yet (dial gives it one; a warm-up dial never does, see warm).
 func (l *evloop) openConn(t *ltarget) (*lconn, error) {
-	fd, err := newSocket(t.family, l.stamps)
+	fd, err := newSocket(t.family, l.rx.on)
 	if err != nil {
 		return nil, err
 	}
@@ -646,33 +645,13 @@ func (l *evloop) setOut(c *lconn, out bool) {
 // recv reads from c into b and sets c.rxAt: the kernel's receive stamp of
 // the last bytes read when the loop keeps stamps, else the clock now.
 func (l *evloop) recv(c *lconn, b []byte) (int, syscall.Errno) {
-	if !l.stamps {
-		n, errno := rawRead(c.fd, b)
-		c.rxAt = l.ex.clock.now()
+	n, at, errno := l.rx.read(c.fd, b)
+	if errno != 0 || n == 0 {
 		return n, errno
 	}
-	l.iov.Base = &b[0]
-	l.iov.SetLen(len(b))
-	l.msg.Iov = &l.iov
-	l.msg.Iovlen = 1
-	l.msg.Control = &l.oob[0]
-	l.msg.SetControllen(len(l.oob))
-	r, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&l.msg)), 0)
-	if errno != 0 || r == 0 {
-		return int(r), errno
-	}
 	c.rxAt = l.ex.clock.now()
-	// One control message is asked for: SCM_TIMESTAMPING, whose first
-	// timespec is the software receive stamp (wall clock).
-	const hdr = unix.SizeofCmsghdr
-	if int(l.msg.Controllen) >= hdr+int(unsafe.Sizeof(unix.Timespec{})) {
-		h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
-		if h.Level == unix.SOL_SOCKET && h.Type == unix.SO_TIMESTAMPING {
-			ts := (*unix.Timespec)(unsafe.Pointer(&l.oob[hdr]))
-			if at := ts.Nano() - l.wallBase; at > 0 && at < c.rxAt && (c.sent < 0 || at >= c.sent) {
-				c.rxAt = at
-			}
-		}
+	if at >= 0 && at < c.rxAt && (c.sent < 0 || at >= c.sent) {
+		c.rxAt = at
 	}
-	return int(r), 0
+	return n, 0
 }

@@ -39,7 +39,7 @@ func (r *rxStamps) start() {
 }
 
 func (r *rxStamps) stop() {
-	if r.keeper >= 0 {
+	if r.on && r.keeper >= 0 { // on: start made the keeper (a zero rxStamps has none)
 		closeFD(r.keeper)
 		r.keeper = -1
 	}
