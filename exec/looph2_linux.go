@@ -188,9 +188,9 @@ func (m *h2mux) Data(s *h2.Stream, p []byte) {
 
 // Closed is the h2.Handler's: a stream ended, answered (err nil) or not.
 func (m *h2mux) Closed(s *h2.Stream, err error) {
-	done := m.l.ex.clock.now()
-	if err == nil {
-		done = m.c.rxAt
+	done := m.c.rxAt // an answer ended with the bytes last read
+	if err != nil {
+		done = m.l.ex.clock.now()
 	}
 	m.l.muxDone(m, int32(s.Tag), s.Out, s.In, done, err)
 }
