@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -66,6 +67,7 @@ func (v *Verification) add(status, subject, format string, args ...any) {
 // source is where a verification reads the plan from.
 type source struct {
 	fsys     fs.FS
+	moved    map[string]string // the run's absolute source names, by where fsys holds them (plan.Options.Moved)
 	planPath string
 	label    func(name string) string // how messages name a source file
 	values   map[string]compile.TPlanVariable
@@ -92,6 +94,10 @@ func VerifyArchive(o *Opened, opts VerifyOptions) *Verification {
 		fsys: os.DirFS(filepath.Join(o.Dir, PlanDir)), planPath: o.Info.Plan.Path,
 		label:  func(n string) string { return PlanDir + "/" + n },
 		values: o.Vars.Values, varsFile: VariablesFile,
+	}
+	if tp, err := readInfo(filepath.Join(o.RunDir, tplanFile)); err == nil {
+		mapped, _ := relativeSources(tp.SourceNames(), tp.PlanPath)
+		src.moved = movedAbsolute(mapped)
 	}
 	verifyRun(v, o.RunDir, RunDir+"/", src, o.Info.Plan.Sources, opts)
 	return v
@@ -120,9 +126,22 @@ func VerifyRun(dir string, opts VerifyOptions) *Verification {
 		rev[rel] = orig
 	}
 	src := source{fsys: fsys, planPath: planPath, label: func(n string) string { return rev[n] + " (in plan.tplan)" },
-		values: tp.Variables, varsFile: tplanFile}
+		values: tp.Variables, varsFile: tplanFile, moved: movedAbsolute(mapped)}
 	verifyRun(v, dir, "", src, nil, opts)
 	return v
+}
+
+// movedAbsolute keeps of mapped (original name → archived name) the
+// absolute names: a variable may still name a source file by its absolute
+// path, and the plan reads it where the archive put it.
+func movedAbsolute(mapped map[string]string) map[string]string {
+	moved := map[string]string{}
+	for orig, rel := range mapped {
+		if n := path.Clean(filepath.ToSlash(orig)); isAbs(n) {
+			moved[n] = rel
+		}
+	}
+	return moved
 }
 
 func readInfo(p string) (*compile.TPlanInfo, error) {
@@ -262,7 +281,7 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 	}
 	vars = append(vars, opts.Vars...)
 	planLabel := src.label(src.planPath)
-	p, files, diags := plan.Load(plan.Options{Path: src.planPath, FS: src.fsys, Vars: vars, Env: opts.Env})
+	p, files, diags := plan.Load(plan.Options{Path: src.planPath, FS: src.fsys, Moved: src.moved, Vars: vars, Env: opts.Env})
 	if p == nil {
 		v.Diagnostics, v.Files = diags, files
 		detail := "does not load: " + firstError(diags)

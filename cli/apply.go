@@ -199,9 +199,13 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 		return nil, nil, nil, withCode(ExitInvalid, fmt.Errorf("%s leaves out the sensitive variables %s and predates recompiling: apply the plan's sources with those variables set",
 			path, strings.Join(tp.Sensitive, ", ")))
 	}
-	fsys := fstest.MapFS{}
+	fsys, moved := fstest.MapFS{}, map[string]string{}
 	for name, data := range tp.Sources {
-		fsys[strings.TrimPrefix(filepath.ToSlash(name), "/")] = &fstest.MapFile{Data: data}
+		n := filepath.ToSlash(filepath.Clean(name))
+		fsys[strings.TrimPrefix(n, "/")] = &fstest.MapFile{Data: data}
+		if strings.HasPrefix(n, "/") {
+			moved[n] = strings.TrimPrefix(n, "/") // a variable may name it so
+		}
 	}
 	values, err := tp.Values()
 	if err != nil {
@@ -214,7 +218,7 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 	sort.Slice(vars, func(i, j int) bool { return vars[i].Value < vars[j].Value })
 	vars = append(vars, f.vars...) // the user's word wins
 	p, files, diags := plan.Load(plan.Options{
-		Path: strings.TrimPrefix(filepath.ToSlash(tp.PlanPath), "/"), FS: fsys, Vars: vars, Env: e.environ,
+		Path: strings.TrimPrefix(filepath.ToSlash(tp.PlanPath), "/"), FS: fsys, Moved: moved, Vars: vars, Env: e.environ,
 	})
 	if p == nil {
 		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)

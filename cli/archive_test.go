@@ -400,3 +400,47 @@ load {
 		t.Fatalf("verify of a closed-model run:\n%s", out)
 	}
 }
+
+// TestVerifyDataPathOutsideThePlan: a variable names the CSV by an
+// absolute path outside the plan's directory. The run embeds the file and
+// the archive keeps it under a relative name; verify reads it from there
+// (never from the disk, where it may be gone or changed), for the run and
+// for its archive, and still notices a changed row.
+func TestVerifyDataPathOutsideThePlan(t *testing.T) {
+	url, _ := failingServer(t)
+	work := t.TempDir()
+	planDir, dataDir := filepath.Join(work, "plan"), filepath.Join(work, "elsewhere")
+	os.MkdirAll(planDir, 0o755)
+	os.MkdirAll(dataDir, 0o755)
+	csv := filepath.Join(dataDir, "users.csv")
+	os.WriteFile(csv, []byte("name\nann\nbob\n"), 0o644)
+	os.WriteFile(filepath.Join(planDir, "p.hcl"), []byte(`
+variable "base_url" { type = string }
+variable "accounts" { type = string }
+data "users" { csv = var.accounts }
+target "t" { url = var.base_url }
+endpoint "u" { path = "/u/${row.name}" }
+load {
+  stage {
+    duration = "200ms"
+    rate     = 20
+  }
+}
+`), 0o644)
+	run, arc := filepath.Join(work, "run"), filepath.Join(work, "run.tar.zst")
+	mustRun(t, 0, "apply", filepath.Join(planDir, "p.hcl"), "-var", "base_url="+url, "-var", "accounts="+csv, "--out", run, "--quiet")
+	mustRun(t, 0, "archive", run, "-o", arc)
+	os.WriteFile(csv, []byte("name\nzed\n"), 0o644) // the disk's copy changes: verify must not read it
+	mustRun(t, 0, "verify", run)
+	mustRun(t, 0, "verify", arc)
+	changed := filepath.Join(work, "changed.tar.zst")
+	repack(t, arc, changed, func(name string, data []byte) []byte {
+		if strings.HasSuffix(name, "users.csv") {
+			return bytes.Replace(data, []byte("bob"), []byte("bib"), 1)
+		}
+		return data
+	})
+	if out, _ := mustRun(t, 1, "verify", changed); !strings.Contains(out, "users.csv") {
+		t.Fatalf("verify of an archive whose CSV changed does not name it:\n%s", out)
+	}
+}

@@ -31,6 +31,11 @@ type Options struct {
 	// FS is read instead of the OS filesystem when set (tests, .tplan replays).
 	// Without it, paths are relative to the working directory.
 	FS fs.FS
+	// Moved names, with FS, where it holds files the plan once read from
+	// an absolute path (a variable's /data/users.csv, say): an archive or a
+	// .tplan replay keeps them under a relative name, and the plan, whose
+	// variables still say the absolute one, reads them there.
+	Moved map[string]string
 	// Vars are the --var and --var-file arguments in command-line order.
 	Vars []VarArg
 	// Env holds KEY=VALUE pairs; TRESSI_VAR_<name> sets a variable. The loader
@@ -93,7 +98,7 @@ func newLoader(opts Options) *loader {
 	}
 	l := &loader{
 		opts:      opts,
-		src:       newSource(opts.FS),
+		src:       newSource(opts.FS, opts.Moved),
 		path:      path,
 		parser:    hclparse.NewParser(),
 		sources:   map[string][]byte{},

@@ -21,11 +21,11 @@ type source interface {
 	IsAbs(name string) bool
 }
 
-func newSource(fsys fs.FS) source {
+func newSource(fsys fs.FS, moved map[string]string) source {
 	if fsys == nil {
 		return osSource{}
 	}
-	return fsSource{fsys}
+	return fsSource{fsys, moved}
 }
 
 type osSource struct{}
@@ -46,13 +46,25 @@ func (osSource) Base(name string) string {
 	return filepath.Base(name)
 }
 
-type fsSource struct{ fsys fs.FS }
-
-func (s fsSource) ReadFile(name string) ([]byte, error) { return fs.ReadFile(s.fsys, path.Clean(name)) }
-func (s fsSource) ReadDir(name string) ([]fs.DirEntry, error) {
-	return fs.ReadDir(s.fsys, path.Clean(name))
+type fsSource struct {
+	fsys  fs.FS
+	moved map[string]string // absolute names the FS holds under another (Options.Moved)
 }
-func (s fsSource) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, path.Clean(name)) }
+
+// name is where the FS holds name.
+func (s fsSource) name(name string) string {
+	name = path.Clean(name)
+	if m, ok := s.moved[name]; ok {
+		return m
+	}
+	return name
+}
+
+func (s fsSource) ReadFile(name string) ([]byte, error) { return fs.ReadFile(s.fsys, s.name(name)) }
+func (s fsSource) ReadDir(name string) ([]fs.DirEntry, error) {
+	return fs.ReadDir(s.fsys, s.name(name))
+}
+func (s fsSource) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, s.name(name)) }
 func (fsSource) Join(elem ...string) string              { return path.Join(elem...) }
 func (fsSource) Dir(name string) string                  { return path.Dir(name) }
 func (fsSource) Base(name string) string                 { return path.Base(name) }
