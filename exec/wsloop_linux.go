@@ -67,16 +67,9 @@ type wsLoop struct {
 	refilling bool // refill is running
 	cutting   bool // sending stopped, and pausing sessions were woken to say so
 
-	// Open model: this loop's share of the slots.
-	src                  compile.SlotSource
-	chunk                []compile.Slot
-	ci, cn               int
-	k                    uint64
-	shardIdx, shardCount uint64
-	loopIdx, loops, pos  uint64
-	nextK                uint64
-	nextSlot             compile.Slot
-	hasNext, srcDone     bool
+	// slots: the open model's share of the slots, read as the HTTP loop
+	// reads its own (loopopen_linux.go).
+	slots openDriver
 }
 
 // wsTarget is a target's address and source addresses.
@@ -210,15 +203,13 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		}
 		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, p: p,
 			rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
-			rng:      rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73}),
-			shardIdx: uint64(ex.shard.Index), shardCount: uint64(max(ex.shard.Count, 1)),
-			loopIdx: uint64(i), loops: uint64(n)}
+			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73})}
 		l.vals.Seed = ex.s.Seed
 		l.enc.vals.Seed = ex.s.Seed
 		if session != nil {
 			l.users = wsUsers{spans: users[i], session: session}
 		} else {
-			l.src, l.chunk = slots(), make([]compile.Slot, 4096)
+			l.slots.init(ex, slots(), i, n)
 		}
 		loops = append(loops, l)
 		all = append(all, l.stats)
@@ -281,7 +272,7 @@ func (l *wsLoop) run() {
 	if l.closedModel() {
 		l.startUsers()
 	} else {
-		l.advance()
+		l.slots.advance()
 	}
 	woke := int64(-1) << 62 // the intended instant of the last burst
 	for {
@@ -294,21 +285,20 @@ func (l *wsLoop) run() {
 			if l.closedModel() {
 				l.fireUsers()
 			}
-			for l.hasNext && (stopping || l.nextSlot.Due() <= l.now) {
-				e, due := l.nextSlot.Entry(), l.nextSlot.Due()
+			for d := &l.slots; d.hasNext && (stopping || d.nextSlot.Due() <= l.now); d.advance() {
+				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
 				if stopping || l.progs[e] == nil {
-					l.notSentSession(l.nextK, e, due)
+					l.notSentSession(d.nextK, e, due)
 				} else {
-					l.admit(l.nextK, l.progs[e], due, -1)
+					l.admit(d.nextK, l.progs[e], due, -1)
 				}
-				l.advance()
 			}
 			l.fireTimers()
 		}
 		if l.queued > 0 {
 			l.expireQueued()
 		}
-		if !l.hasNext && l.users.active == 0 && l.active == 0 && l.queued == 0 {
+		if !l.slots.hasNext && l.users.active == 0 && l.active == 0 && l.queued == 0 {
 			return
 		}
 		wake := int64(-1)
@@ -330,8 +320,8 @@ func (l *wsLoop) run() {
 // nextDue is the earliest instant a slot or a timer waits for, -1 for none.
 func (l *wsLoop) nextDue() int64 {
 	due := int64(-1)
-	if l.hasNext {
-		due = l.nextSlot.Due()
+	if l.slots.hasNext {
+		due = l.slots.nextSlot.Due()
 	}
 	if len(l.timers) > 0 && (due < 0 || l.timers[0].at < due) {
 		due = l.timers[0].at
@@ -340,35 +330,6 @@ func (l *wsLoop) nextDue() int64 {
 		due = w.top()
 	}
 	return due
-}
-
-// advance moves to the next slot this loop owns.
-func (l *wsLoop) advance() {
-	for {
-		if l.ci == l.cn {
-			if l.srcDone {
-				l.hasNext = false
-				return
-			}
-			l.cn, l.ci = l.src.Next(l.chunk), 0
-			if l.cn == 0 {
-				l.srcDone, l.hasNext = true, false
-				return
-			}
-		}
-		k, slot := l.k, l.chunk[l.ci]
-		l.ci++
-		l.k++
-		if k%l.shardCount != l.shardIdx {
-			continue
-		}
-		mine := l.pos%l.loops == l.loopIdx
-		l.pos++
-		if mine {
-			l.nextK, l.nextSlot, l.hasNext = k, slot, true
-			return
-		}
-	}
 }
 
 func (l *wsLoop) poll(wake int64) {
@@ -1339,5 +1300,6 @@ func (l *wsLoop) finish() {
 	}
 	l.p.close()
 	l.rxs.stop()
+	l.slots.finish() // a schedule read short says so
 	l.sink.flush()
 }
