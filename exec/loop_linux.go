@@ -104,7 +104,7 @@ type ltarget struct {
 	proto      uint8
 	maxStreams int
 	muxes      []*lconn
-	recent     *lconn // where a stream last ended (see readyMux)
+	recent     *lconn // of muxes, where a stream last ended (see readyMux)
 }
 
 // What a target speaks (compile.Target.Protocol).

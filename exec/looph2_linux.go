@@ -309,7 +309,7 @@ func (l *evloop) muxFlush(c *lconn) {
 // starts goes out in one write (as h2load's clients keep theirs), not
 // scattered one stream per connection.
 func (t *ltarget) readyMux() *lconn {
-	if c := t.recent; c != nil && c.t == t && c.fd >= 0 && c.mux != nil && c.owner < 0 && c.mux.ready() {
+	if c := t.recent; c != nil && c.mux.ready() {
 		return c
 	}
 	var best *lconn
@@ -338,6 +338,9 @@ func (l *evloop) failMux(c *lconn, err error) {
 
 // dropMux forgets c as one of its target's HTTP/2 connections.
 func (t *ltarget) dropMux(c *lconn) {
+	if t.recent == c {
+		t.recent = nil
+	}
 	for i, x := range t.muxes {
 		if x == c {
 			t.muxes = append(t.muxes[:i], t.muxes[i+1:]...)
