@@ -3,29 +3,24 @@ package exec
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"runtime"
 	"testing"
+
+	"github.com/tressi/tressi/testserver/child"
 )
 
 // runHelperH2CServer is Go's HTTP/2 server in cleartext, answering "ok",
 // in a process of its own (helperServer(t, "h2c")): it honours our
 // SETTINGS_HEADER_TABLE_SIZE of 0, so its answers cost tressi no strings.
 func runHelperH2CServer() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		os.Exit(2)
-	}
+	ln := child.Listen(false)
 	srv := &http.Server{Protocols: new(http.Protocols), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
 	})}
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	go srv.Serve(ln)
-	os.Stdout.WriteString(ln.Addr().String() + "\n")
-	io.Copy(io.Discard, os.Stdin) // the test closes stdin when it is done
-	os.Exit(0)
+	child.Serve(ln)
 }
 
 // In steady state an HTTP/2 request and its answer allocate nothing in

@@ -1,36 +1,22 @@
 package exec
 
 import (
-	"crypto/tls"
 	"fmt"
-	"io"
-	"net"
-	"net/http/httptest"
-	"os"
 	"runtime"
 	"testing"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/testserver"
+	"github.com/tressi/tressi/testserver/child"
 )
 
 // runHelperTarget is the built-in target in a process of its own
 // (helperServer(t, "target"), or "target-tls" over TLS with a certificate
 // nobody trusts), so allocation counts see only tressi's side.
 func runHelperTarget(overTLS bool) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		os.Exit(2)
-	}
-	if overTLS {
-		srv := httptest.NewUnstartedServer(nil)
-		srv.StartTLS() // for its certificate only
-		ln = tls.NewListener(ln, &tls.Config{Certificates: srv.TLS.Certificates})
-	}
+	ln := child.Listen(overTLS)
 	go testserver.New(testserver.Options{}).Serve(ln)
-	os.Stdout.WriteString(ln.Addr().String() + "\n")
-	io.Copy(io.Discard, os.Stdin) // the test closes stdin when it is done
-	os.Exit(0)
+	child.Serve(ln)
 }
 
 // In steady state a WebSocket frame sent, its echo received and matched,
