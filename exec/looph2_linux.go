@@ -107,23 +107,27 @@ func (m *h2mux) start(j ljob) {
 	hj.ljob = j
 	hj.resp = lresponse{rawResponse: rawResponse{head: hj.resp.head[:0], body: hj.resp.body[:0]}}
 	hj.keep = 0
-	wire := j.pr.wire
-	if wire == nil {
-		hj.wbuf = l.render(hj.wbuf[:0], &j)
-		wire = hj.wbuf
-	}
 	l.busy++
 	l.armScan()
 	hj.sent = l.ex.clock.now()
 	hj.connect, m.c.connect = m.c.connect, 0
 	hj.deadline = j.ready + int64(j.pr.timeout)
-	if err := h2.FromHTTP1(wire, m.scheme, &m.req); err != nil {
-		m.release(idx)
-		l.busy--
-		l.finishJob(j, -1, 0, 0, err)
-		return
+	req := j.pr.h2 // a static request, converted and encoded once
+	if req == nil {
+		wire := j.pr.wire
+		if wire == nil {
+			hj.wbuf = l.render(hj.wbuf[:0], &j)
+			wire = hj.wbuf
+		}
+		if err := h2.FromHTTP1(wire, m.scheme, &m.req); err != nil {
+			m.release(idx)
+			l.busy--
+			l.finishJob(j, -1, 0, 0, err)
+			return
+		}
+		req = &m.req
 	}
-	s, err := m.conn.Start(&m.req, int64(idx))
+	s, err := m.conn.Start(req, int64(idx))
 	if err != nil {
 		m.release(idx)
 		l.busy--

@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/h2"
 )
 
 // preparedRequest is one request-table entry made ready to send: a static
@@ -20,6 +21,10 @@ type preparedRequest struct {
 	origin   []byte // scheme://host, prefixed to the rendered path
 	static   *fasthttp.Request
 	wire     []byte // a static request's bytes on the wire, for the loop engine
+	// h2 is a static request as HTTP/2 sends it, its header block encoded
+	// once (looph2_linux.go), for targets that may speak HTTP/2; nil
+	// otherwise, and the stream converts and encodes per send.
+	h2 *h2.Request
 }
 
 // prepareRequests builds the request table and the results' endpoint names
@@ -48,6 +53,9 @@ func prepareRequests(s *compile.Schedule, cs *clients) ([]preparedRequest, []str
 			render(req, &pr, &compile.Values{Seed: s.Seed}, nil)
 			pr.static = req
 			pr.wire = wireBytes(req)
+			if t.Protocol != "" {
+				pr.h2 = staticH2(pr.wire, t.Scheme)
+			}
 		}
 		prs[i] = pr
 	}
@@ -55,6 +63,21 @@ func prepareRequests(s *compile.Schedule, cs *clients) ([]preparedRequest, []str
 		return nil, nil, fmt.Errorf("%d endpoint names, at most %d fit the results", len(names), compile.MaxEntries)
 	}
 	return prs, names, nil
+}
+
+// staticH2 is wire as an HTTP/2 request with its header block, nil when
+// wire does not convert (each send then fails with the reason in its row).
+func staticH2(wire []byte, scheme string) *h2.Request {
+	req := new(h2.Request)
+	if h2.FromHTTP1(wire, []byte(scheme), req) != nil {
+		return nil
+	}
+	block, err := h2.AppendBlock(nil, req)
+	if err != nil {
+		return nil
+	}
+	req.Block = block
+	return req
 }
 
 func isStatic(rq *compile.Request) bool {

@@ -76,12 +76,10 @@ type Conn struct {
 	fr   *http2.Framer
 	in   frameReader
 	hdec *hpack.Decoder
-	henc *hpack.Encoder
-	hbuf outBuffer // the request header block being built
+	enc  blockEncoder // builds request header blocks
 
 	pending []byte      // an incomplete frame, waiting for its rest
 	block   headerBlock // the header block being read
-	lower   []byte      // a request field name in lower case
 
 	streams map[uint32]*Stream
 	free    []*Stream
@@ -150,9 +148,7 @@ func NewConn(h Handler, cfg Config) *Conn {
 	c.fr.SetMaxReadFrameSize(defaultMaxFrameSize)
 	c.hdec = hpack.NewDecoder(headerTableSize, c.emit)
 	c.hdec.SetMaxStringLength(maxHeaderBlock)
-	c.henc = hpack.NewEncoder(&c.hbuf)
-	// Never index: a request's header block depends on the request alone.
-	c.henc.SetMaxDynamicTableSizeLimit(0)
+	c.enc.init()
 	c.out.b = append(c.out.b, Preface...)
 	c.writeErr(c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},

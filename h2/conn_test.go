@@ -250,3 +250,35 @@ func TestConnectionSpecificFieldsAreDropped(t *testing.T) {
 		t.Fatalf("server saw %v, want only X-Keep", seen)
 	}
 }
+
+// A request sent with the header block AppendBlock encoded once puts the
+// same bytes on the wire as one Start encodes itself, fields dropped and
+// lower-cased alike, CONTINUATIONs and all.
+func TestAppendBlockIsWhatStartSends(t *testing.T) {
+	long := Field{Name: []byte("X-Long"), Value: bytes.Repeat([]byte("v"), 40<<10)}
+	for _, req := range []*Request{
+		get("example.test", "/a?b=c"),
+		{Method: []byte("POST"), Scheme: []byte("https"), Authority: []byte("api.test"), Path: []byte("/p"),
+			Fields: []Field{{Name: []byte("Content-Type"), Value: []byte("application/json")}, {Name: []byte("Connection"), Value: []byte("keep-alive")}, {Name: []byte("TE"), Value: []byte("gzip")}},
+			Body:   []byte(`{"a":1}`)},
+		{Method: []byte("GET"), Scheme: []byte("http"), Authority: []byte("h"), Path: []byte("/"), Fields: []Field{long}},
+	} {
+		encoded := NewConn(newRecorder(), Config{})
+		if _, err := encoded.Start(req, 1); err != nil {
+			t.Fatal(err)
+		}
+		block, err := AppendBlock(nil, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pre := *req
+		pre.Block = block
+		given := NewConn(newRecorder(), Config{})
+		if _, err := given.Start(&pre, 1); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(encoded.Output(), given.Output()) {
+			t.Fatalf("%s %s: a request with its block encoded once sends other bytes", req.Method, req.Path)
+		}
+	}
+}

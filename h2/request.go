@@ -14,6 +14,9 @@ type Request struct {
 	Method, Scheme, Authority, Path []byte
 	Fields                          []Field // regular header fields, any case
 	Body                            []byte
+	// Block, when set, is the request's header block as AppendBlock
+	// encoded it: Start sends it rather than encoding the fields again.
+	Block []byte
 }
 
 // Field is one header field.
@@ -30,8 +33,12 @@ func (c *Conn) Start(req *Request, tag int64) (*Stream, error) {
 		return nil, ErrNotReady
 	}
 	s := c.newStream(tag)
-	c.encode(req)
-	c.writeHeaders(s, c.hbuf.b, len(req.Body) == 0)
+	block := req.Block
+	if block == nil {
+		block = c.enc.encode(req)
+		c.writeErr(c.enc.err)
+	}
+	c.writeHeaders(s, block, len(req.Body) == 0)
 	s.body = req.Body
 	c.streams[s.ID] = s
 	c.sendBody(s)
@@ -77,29 +84,55 @@ func (c *Conn) recycle(s *Stream) {
 	c.free = append(c.free, s)
 }
 
-// encode builds req's header block in c.hbuf. The strings handed to the
-// encoder point into req and c.lower: an encoder whose table size is 0
-// keeps none of them.
-func (c *Conn) encode(req *Request) {
-	c.hbuf.reset()
-	c.field(":method", req.Method)
-	c.field(":scheme", req.Scheme)
-	c.field(":authority", req.Authority)
-	c.field(":path", req.Path)
-	for i := range req.Fields {
-		f := &req.Fields[i]
-		c.lower = append(c.lower[:0], f.Name...)
-		lowerASCII(c.lower)
-		if connectionSpecific(c.lower) || (string(c.lower) == "te" && !bytes.EqualFold(f.Value, []byte("trailers"))) {
-			continue // RFC 9113 §8.2.2
-		}
-		c.field(bytesString(c.lower), f.Value)
-	}
+// blockEncoder builds request header blocks. Its encoder never indexes
+// (table size 0), so a block depends on its request alone: the same on
+// every connection, and for every send of one request.
+type blockEncoder struct {
+	henc  *hpack.Encoder
+	buf   outBuffer
+	lower []byte // a field name in lower case
+	err   error  // writing to memory fails only on a bug of ours
 }
 
-func (c *Conn) field(name string, value []byte) {
-	// Writing to memory fails only on a bug of ours.
-	c.writeErr(c.henc.WriteField(hpack.HeaderField{Name: name, Value: bytesString(value)}))
+func (e *blockEncoder) init() {
+	e.henc = hpack.NewEncoder(&e.buf)
+	e.henc.SetMaxDynamicTableSizeLimit(0)
+}
+
+// AppendBlock appends req's header block to dst, as Start would encode it:
+// a request sent many times over (a static one) is encoded once.
+func AppendBlock(dst []byte, req *Request) ([]byte, error) {
+	var e blockEncoder
+	e.init()
+	b := e.encode(req)
+	return append(dst, b...), e.err
+}
+
+// encode builds req's header block in e.buf and returns it (valid until the
+// next encode). The strings handed to the encoder point into req and
+// e.lower: an encoder whose table size is 0 keeps none of them.
+func (e *blockEncoder) encode(req *Request) []byte {
+	e.buf.reset()
+	e.field(":method", req.Method)
+	e.field(":scheme", req.Scheme)
+	e.field(":authority", req.Authority)
+	e.field(":path", req.Path)
+	for i := range req.Fields {
+		f := &req.Fields[i]
+		e.lower = append(e.lower[:0], f.Name...)
+		lowerASCII(e.lower)
+		if connectionSpecific(e.lower) || (string(e.lower) == "te" && !bytes.EqualFold(f.Value, []byte("trailers"))) {
+			continue // RFC 9113 §8.2.2
+		}
+		e.field(bytesString(e.lower), f.Value)
+	}
+	return e.buf.b
+}
+
+func (e *blockEncoder) field(name string, value []byte) {
+	if err := e.henc.WriteField(hpack.HeaderField{Name: name, Value: bytesString(value)}); err != nil && e.err == nil {
+		e.err = err
+	}
 }
 
 // writeHeaders sends a header block as HEADERS plus CONTINUATIONs that fit
