@@ -319,20 +319,42 @@ func TestSwappedPlanAndDamagedBatchAreNoticed(t *testing.T) {
 		t.Fatalf("archive of a swapped plan: exit %d\n%s", code, errs)
 	}
 
-	damaged := filepath.Join(work, "damaged")
-	copyDir(t, runA, damaged)
-	res := filepath.Join(damaged, "results.arrow")
-	data, _ := os.ReadFile(res)
-	// A byte inside the last batch's body: every batch before it reads.
-	data[len(data)-200] ^= 0x01
-	os.WriteFile(res, data, 0o644)
-	_, errs = mustRun(t, 0, "report", damaged)
-	if !strings.Contains(errs, "damaged") {
-		t.Fatalf("report of a damaged batch says:\n%s", errs)
+	// Two chosen bytes, not one at a distance from the end: where that
+	// lands depends on how many rows the last batch holds, which depends
+	// on timing. The last byte before the end-of-stream marker is the last
+	// batch's body (its padding: covered like the rest), so every batch
+	// before it reads; the run id lies in the schema's metadata, which no
+	// checksum covered before the stream checksum, so report and verify
+	// read a run id that was never written without a word.
+	data, _ := os.ReadFile(filepath.Join(runA, "results.arrow"))
+	var meta struct {
+		RunID string `json:"run_id"`
 	}
-	out, _ = mustRun(t, 1, "verify", damaged)
-	if !strings.Contains(out, "FAIL    results.arrow: results damaged") {
-		t.Fatalf("verify of a damaged batch:\n%s", out)
+	mj, _ := os.ReadFile(filepath.Join(runA, "meta.json"))
+	if err := json.Unmarshal(mj, &meta); err != nil || meta.RunID == "" || !bytes.Contains(data, []byte(meta.RunID)) {
+		t.Fatalf("run id %q of meta.json not in results.arrow (%v)", meta.RunID, err)
+	}
+	for _, c := range []struct {
+		what string
+		at   int
+	}{
+		{"the last batch's last byte", len(data) - 9},
+		{"the run id", bytes.Index(data, []byte(meta.RunID)) + 3},
+	} {
+		damaged := filepath.Join(work, "damaged")
+		os.RemoveAll(damaged)
+		copyDir(t, runA, damaged)
+		bad := bytes.Clone(data)
+		bad[c.at] ^= 0x01
+		os.WriteFile(filepath.Join(damaged, "results.arrow"), bad, 0o644)
+		_, errs = mustRun(t, 0, "report", damaged)
+		if !strings.Contains(errs, "damaged") {
+			t.Fatalf("report of a flip in %s says:\n%s", c.what, errs)
+		}
+		out, _ = mustRun(t, 1, "verify", damaged)
+		if !strings.Contains(out, "FAIL    results.arrow: results damaged") {
+			t.Fatalf("verify of a flip in %s:\n%s", c.what, out)
+		}
 	}
 }
 

@@ -76,35 +76,45 @@ const maxSchemaMessage = 64 << 20
 // Stream reads an IPC stream's first message (the schema), checks its
 // vectors fit in it, and returns a reader that replays it before the rest.
 func Stream(r io.Reader) (io.Reader, error) {
+	_, rest, err := StreamSchema(r)
+	return rest, err
+}
+
+// StreamSchema is Stream that also returns the schema message as it stands
+// in the file (its length prefix, metadata and padding): results readers
+// hash it, since every byte of it means something to a reader.
+func StreamSchema(r io.Reader) (framed []byte, rest io.Reader, err error) {
 	var head [8]byte
 	if _, err := io.ReadFull(r, head[:4]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	prefix := head[:4]
+	prefix := 4
 	n := binary.LittleEndian.Uint32(head[:4])
 	if n == 0xFFFFFFFF { // continuation marker, then the length
 		if _, err := io.ReadFull(r, head[4:8]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		prefix = head[:8]
+		prefix = 8
 		n = binary.LittleEndian.Uint32(head[4:8])
 	}
 	if n < 8 || n > maxSchemaMessage {
-		return nil, fmt.Errorf("%w: a schema message of %d bytes", ErrDamaged, n)
+		return nil, nil, fmt.Errorf("%w: a schema message of %d bytes", ErrDamaged, n)
 	}
 	// Read what is there, up to the length claimed: a cut-off or lying
 	// file then costs what it holds, not what it claims.
-	meta, err := io.ReadAll(io.LimitReader(r, int64(n)))
-	if err != nil {
-		return nil, err
+	var buf bytes.Buffer
+	buf.Write(head[:prefix])
+	if _, err := io.Copy(&buf, io.LimitReader(r, int64(n))); err != nil {
+		return nil, nil, err
 	}
-	if len(meta) < int(n) {
-		return nil, fmt.Errorf("%w: a schema message of %d bytes in %d", ErrDamaged, n, len(meta))
+	framed = buf.Bytes()
+	if len(framed)-prefix < int(n) {
+		return nil, nil, fmt.Errorf("%w: a schema message of %d bytes in %d", ErrDamaged, n, len(framed)-prefix)
 	}
-	if err := checkSchemaVectors(meta); err != nil {
-		return nil, err
+	if err := checkSchemaVectors(framed[prefix:]); err != nil {
+		return nil, nil, err
 	}
-	return io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(meta), r), nil
+	return framed, io.MultiReader(bytes.NewReader(framed), r), nil
 }
 
 // Field slots of the IPC flatbuffer tables (Message.fbs, Schema.fbs).

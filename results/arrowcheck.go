@@ -1,7 +1,11 @@
 package results
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,6 +26,9 @@ func (r *Reader) checkArrowBatch(rec arrow.RecordBatch) error {
 	bc, err := parseBatchCheck(md.Keys(), md.Values())
 	if err != nil {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
+	}
+	if err := r.checkTaken(rec, bc, seq); err != nil {
+		return err
 	}
 	if !bc.ok {
 		r.Unchecked++
@@ -59,6 +66,88 @@ func (r *Reader) checkArrowBatch(rec arrow.RecordBatch) error {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 	}
 	return nil
+}
+
+// checkTaken checks the stream checksum of a batch arrow-go has just read
+// over the bytes it read for it (its message and any before it since the
+// last batch that carried one), as the fast reader checks it over the
+// bytes it reads itself.
+func (r *Reader) checkTaken(rec arrow.RecordBatch, bc batchCheck, seq uint64) error {
+	t := r.taken
+	if t == nil {
+		return nil
+	}
+	msgs, err := splitMessages(t.buf)
+	t.buf = t.buf[:0]
+	if err != nil || len(msgs) == 0 {
+		return fmt.Errorf("%w: batch %d: the bytes read for it are not whole messages (%v)", ipcguard.ErrDamaged, seq, err)
+	}
+	last := msgs[len(msgs)-1]
+	pending := t.pending
+	for _, m := range msgs[:len(msgs)-1] {
+		pending = messageSum(pending, m)
+	}
+	switch {
+	case bc.hasStream:
+		t.pending = 0
+		var dicts [2][]string
+		for i, col := range [2]int{r.cols[1], r.cols[7]} {
+			if d, ok := rec.Column(col).(*array.Dictionary); ok {
+				dicts[i] = dictNames(d)
+			}
+		}
+		if bc.seq != seq {
+			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, seq, bc.seq)
+		}
+		return checkStream(pending, last, r.Meta.ScheduleHash, seq, int(rec.NumRows()), dicts)
+	case r.streamed && seq > 0:
+		return fmt.Errorf("%w: batch %d has no %s, which every batch after the first of this file carries", ErrChecksum, seq, KeyStreamSum)
+	}
+	t.pending = messageSum(pending, last)
+	return nil
+}
+
+// takenAll checks, once arrow-go has found the end of the stream, that
+// nothing but a file footer follows: arrow-go ends quietly at a message
+// whose damaged length reads as the end-of-stream marker, which would
+// drop every batch after it without a word.
+func (r *Reader) takenAll() error {
+	if r.taken == nil {
+		return nil
+	}
+	if err := endOfStream(bufio.NewReader(r.taken.r)); !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// takenBytes keeps what arrow-go reads, for checkTaken.
+type takenBytes struct {
+	r       io.Reader
+	buf     []byte
+	pending uint32 // CRC-32C of the messages before buf since the last stream checksum
+}
+
+func (t *takenBytes) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.buf = append(t.buf, p[:n]...)
+	return n, err
+}
+
+// splitMessages splits framed IPC messages.
+func splitMessages(b []byte) ([]rawMessage, error) {
+	br := bufio.NewReader(bytes.NewReader(b))
+	var out []rawMessage
+	for {
+		m, err := readMessage(br, nil)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, m)
+	}
 }
 
 func dictNames(d *array.Dictionary) []string {

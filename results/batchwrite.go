@@ -27,6 +27,9 @@ type batchEncoder struct {
 	// they appear in the message (16 little-endian bytes each), hashed
 	// into the body checksum.
 	nodes, bufs []byte
+	// bodySumOnly (tests): write the body checksum instead of the stream
+	// checksum, as tressi did before the stream checksum.
+	bodySumOnly bool
 }
 
 // columnCodec is how one column's values buffer is compressed.
@@ -67,7 +70,8 @@ var columnCodecs = [11]columnCodec{
 	codecFastMatches, // connect_ns
 }
 
-// KeyBodySum is the batch metadata key of the body checksum (bodySum).
+// KeyBodySum is the batch metadata key of the body checksum (bodySum),
+// which batches written before the stream checksum (streamsum.go) carry.
 const KeyBodySum = "tressi.body_crc32c"
 
 func newBatchEncoder() *batchEncoder {
@@ -87,7 +91,10 @@ func newBatchEncoder() *batchEncoder {
 
 // write writes one record batch of rows rows whose columns are cols (the
 // raw little-endian values, schema order) with the content checksum sum.
-func (e *batchEncoder) write(w io.Writer, hash string, seq uint64, rows int, cols [][]byte, sum uint32, checksums bool, dicts [2][]string) error {
+// pending is the CRC-32C of what the stream holds since the last batch
+// written here (the schema, dictionaries and first batch arrow-go wrote),
+// which the batch's stream checksum covers (streamsum.go).
+func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, cols [][]byte, sum uint32, dicts [2][]string) error {
 	e.body = e.body[:0]
 	e.nodes, e.bufs = e.nodes[:0], e.bufs[:0]
 	for i, col := range cols {
@@ -118,11 +125,10 @@ func (e *batchEncoder) write(w io.Writer, hash string, seq uint64, rows int, col
 			e.body = append(e.body, 0)
 		}
 	}
-	var keys, values []string
-	if checksums {
-		body := bodySum(hash, seq, rows, e.nodes, e.bufs, codecZstd, dicts, e.body)
-		keys = []string{KeyBatchSeq, KeyBatchSum, KeyBodySum}
-		values = []string{strconv.FormatUint(seq, 10), formatSum(sum), formatSum(body)}
+	keys := []string{KeyBatchSeq, KeyBatchSum, KeyStreamSum}
+	values := []string{strconv.FormatUint(seq, 10), formatSum(sum), sumPlaceholder}
+	if e.bodySumOnly {
+		keys[2], values[2] = KeyBodySum, formatSum(bodySum(hash, seq, rows, e.nodes, e.bufs, codecZstd, dicts, e.body))
 	}
 	meta := e.message(rows, keys, values)
 	// The encapsulated message: continuation marker, metadata length
@@ -133,10 +139,23 @@ func (e *batchEncoder) write(w io.Writer, hash string, seq uint64, rows int, col
 	binary.LittleEndian.PutUint32(head[4:], uint32(padded-8))
 	head = append(head, meta...)
 	head = head[:padded]
+	if e.bodySumOnly {
+		if _, err := w.Write(head); err != nil {
+			return err
+		}
+		_, err := w.Write(e.body)
+		return err
+	}
+	at, _, ok, err := metadataValueAt(head[8:], KeyStreamSum)
+	if err != nil || !ok {
+		panic(fmt.Sprintf("results: the stream checksum is not where it was written (%v)", err))
+	}
+	stream := streamSum(pending, head[:8], head[8:], at, e.body, hash, seq, dicts)
+	copy(head[8+at:], formatSum(stream))
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	_, err := w.Write(e.body)
+	_, err = w.Write(e.body)
 	return err
 }
 
@@ -204,7 +223,8 @@ func structVector(b *flatbuffers.Builder, raw []byte) flatbuffers.UOffsetT {
 	return b.EndVector(n)
 }
 
-// bodySum is the checksum of a batch as stored: the schedule hash, the
+// bodySum is the checksum of a batch as tressi stored it before the stream
+// checksum replaced it: the schedule hash, the
 // sequence number and row count, the RecordBatch's FieldNode and Buffer
 // vectors as they appear in the message, its compression codec, the
 // dictionaries' names (endpoints, then error kinds) and every byte of the

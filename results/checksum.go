@@ -60,6 +60,9 @@ type batchCheck struct {
 	// tressi's own batch writer carry beside sum; hasBody says it is there.
 	body    uint32
 	hasBody bool
+	// hasStream says the batch carries the stream checksum (streamsum.go),
+	// which batches of current tressi carry instead of the body checksum.
+	hasStream bool
 }
 
 func parseBatchCheck(keys, values []string) (batchCheck, error) {
@@ -85,6 +88,9 @@ func parseBatchCheck(keys, values []string) (batchCheck, error) {
 				return bc, fmt.Errorf("batch metadata %s=%q is not a CRC-32C in hex", k, values[i])
 			}
 			bc.body, bc.hasBody = uint32(v), true
+		case KeyStreamSum:
+			// Checked as text against the bytes it covers (checkStream).
+			bc.hasStream = true
 		}
 	}
 	if haveSeq != haveSum {
@@ -92,6 +98,9 @@ func parseBatchCheck(keys, values []string) (batchCheck, error) {
 	}
 	if bc.hasBody && !haveSeq {
 		return bc, fmt.Errorf("batch metadata has %s without %s", KeyBodySum, KeyBatchSeq)
+	}
+	if bc.hasStream && !haveSeq {
+		return bc, fmt.Errorf("batch metadata has %s without %s", KeyStreamSum, KeyBatchSeq)
 	}
 	bc.ok = haveSeq
 	return bc, nil

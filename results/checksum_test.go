@@ -101,11 +101,10 @@ func TestOldFilesWithoutChecksumsStillRead(t *testing.T) {
 func writeRowsWithoutChecksums(t *testing.T, rows []Row, batch int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testMeta, []string{"home", "create", "s.login"})
+	w, err := newWriter(&buf, testMeta, []string{"home", "create", "s.login"}, noChecksums)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.noChecksums = true
 	for i := 0; i < len(rows); i += batch {
 		if err := w.Write(rows[i:min(i+batch, len(rows))]); err != nil {
 			t.Fatal(err)

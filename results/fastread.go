@@ -33,6 +33,8 @@ type fastStream struct {
 	// body checksum decodes only those, any other batch all of them (its
 	// content checksum covers them all).
 	want [11]bool
+	// streamed says the schema promises stream checksums (KeyChecksums).
+	streamed bool
 	// content says to check the content checksum of batches that also
 	// carry a body checksum: a reader that did not call Only (verify)
 	// checks both; one that did relies on the body checksum, which covers
@@ -83,6 +85,7 @@ func fastEligible(schema *arrow.Schema, layout schemaLayout, cols [10]int) bool 
 type fastJob struct {
 	seq       uint64
 	msg       rawMessage
+	pending   uint32 // what the batch's stream checksum covers before it
 	endpoints []string
 	errs      []string
 	err       error // damage: the stream ends here
@@ -93,18 +96,18 @@ type fastJob struct {
 	batch   Batch
 }
 
-func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]int, want [11]bool, content bool) *fastStream {
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, cols [10]int, want [11]bool, content bool) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
 	s := &fastStream{
-		br: br, hash: hash, layout: layout, cols: cols, connect: len(layout.dictIDs) == 11, want: want, content: content,
+		br: br, hash: hash, layout: layout, streamed: streamed, cols: cols, connect: len(layout.dictIDs) == 11, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
 		free:  make(chan *fastJob, inFlight+2),
 		stop:  make(chan struct{}),
 	}
 	s.wg.Add(1 + workers)
-	go s.readLoop()
+	go s.readLoop(pending)
 	for range workers {
 		go s.work()
 	}
@@ -113,7 +116,9 @@ func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, cols [10]
 
 // readLoop reads messages in order: dictionaries it decodes itself (they
 // come before the batches that use them), batches go to the workers.
-func (s *fastStream) readLoop() {
+// pending is the CRC-32C of the bytes since the last batch with a stream
+// checksum (the schema's, at first), which the next one covers.
+func (s *fastStream) readLoop(pending uint32) {
 	defer s.wg.Done()
 	defer close(s.order)
 	defer close(s.jobs)
@@ -135,12 +140,23 @@ func (s *fastStream) readLoop() {
 		if err == nil && typ == headerDictionary {
 			err = readDictionary(dec, msg, dicts)
 			if err == nil {
+				pending = messageSum(pending, msg)
 				s.free <- job
 				continue
 			}
 		}
 		if err == nil && typ != headerRecord {
 			err = fmt.Errorf("%w: message type %d amid the batches", ipcguard.ErrDamaged, typ)
+		}
+		if err == nil {
+			var streamed bool
+			if _, _, streamed, err = metadataValueAt(msg.meta, KeyStreamSum); streamed {
+				job.pending, pending = pending, 0
+			} else if s.streamed {
+				// The empty first batch, covered by the next one. (In
+				// older files no batch is covered so: no need to hash.)
+				pending = messageSum(pending, msg)
+			}
 		}
 		job.seq, job.err = seq, err
 		job.endpoints, job.errs = dicts[s.layout.dictIDs[1]], dicts[s.layout.dictIDs[7]]
@@ -245,7 +261,19 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 	}
 	dicts := [2][]string{job.endpoints, job.errs}
-	if bc.hasBody {
+	switch {
+	case bc.hasStream:
+		if bc.seq != job.seq {
+			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, job.seq, bc.seq)
+		}
+		if err := checkStream(job.pending, job.msg, s.hash, job.seq, n, dicts); err != nil {
+			return err
+		}
+	case s.streamed && job.seq > 0:
+		// The file says its batches carry stream checksums; only the
+		// empty first batch, which the next one covers, may lack one.
+		return fmt.Errorf("%w: batch %d has no %s, which every batch after the first of this file carries", ErrChecksum, job.seq, KeyStreamSum)
+	case bc.hasBody:
 		if bc.seq != job.seq {
 			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, job.seq, bc.seq)
 		}
@@ -257,7 +285,8 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 	// checksum would only check the same bytes a second time.
 	dec.trustFrames = bc.ok
 	want := s.want
-	if !bc.hasBody {
+	stored := bc.hasBody || bc.hasStream // a checksum of the batch as stored
+	if !stored {
 		// Only the content checksum can tell damage here, and it needs
 		// every column.
 		want = allColumns
@@ -289,7 +318,7 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 			job.connect, all = job.connect[:0], false
 		}
 	}
-	if bc.ok && all && (s.content || !bc.hasBody) {
+	if bc.ok && all && (s.content || !stored) {
 		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs, extra...); err != nil {
 			return err
 		}
@@ -525,25 +554,4 @@ func (r *Reader) nextFast() (*Batch, bool) {
 		r.Unchecked++
 	}
 	return b, true
-}
-
-// peekFirstMessage returns the first message's flatbuffer metadata without
-// consuming it; false when it is larger than br's buffer.
-func peekFirstMessage(br *bufio.Reader) ([]byte, bool) {
-	head, err := br.Peek(8)
-	if err != nil {
-		return nil, false
-	}
-	prefix, n := 4, binary.LittleEndian.Uint32(head)
-	if n == 0xFFFFFFFF {
-		prefix, n = 8, binary.LittleEndian.Uint32(head[4:])
-	}
-	if n < 8 || int(n) > br.Size()-prefix {
-		return nil, false
-	}
-	framed, err := br.Peek(prefix + int(n))
-	if err != nil {
-		return nil, false
-	}
-	return append([]byte(nil), framed[prefix:]...), true
 }

@@ -56,28 +56,33 @@ const (
 
 func fbSlot(i int) flatbuffers.VOffsetT { return flatbuffers.VOffsetT(4 + 2*i) }
 
-// rawMessage is one framed IPC message: its flatbuffer metadata and body.
+// rawMessage is one framed IPC message: its length prefix (with the
+// continuation marker when there is one) as read, its flatbuffer metadata
+// (padding included) and body.
 type rawMessage struct {
-	meta []byte
-	body []byte
+	prefix []byte
+	meta   []byte
+	body   []byte
 }
 
 // readMessage reads the next framed message from br, reusing body's
 // storage. It returns io.EOF at an end-of-stream marker or a clean end.
 func readMessage(br *bufio.Reader, body []byte) (m rawMessage, err error) {
-	var head [4]byte
-	if _, err := io.ReadFull(br, head[:]); err != nil {
+	var head [8]byte
+	if _, err := io.ReadFull(br, head[:4]); err != nil {
 		if err == io.ErrUnexpectedEOF {
 			return m, fmt.Errorf("%w: a message cut short", ipcguard.ErrDamaged)
 		}
 		return m, err // io.EOF: a stream whose writer never wrote the end marker
 	}
-	n := binary.LittleEndian.Uint32(head[:])
+	m.prefix = head[:4]
+	n := binary.LittleEndian.Uint32(head[:4])
 	if n == 0xFFFFFFFF {
-		if _, err := io.ReadFull(br, head[:]); err != nil {
+		if _, err := io.ReadFull(br, head[4:]); err != nil {
 			return m, fmt.Errorf("%w: a message length cut short", ipcguard.ErrDamaged)
 		}
-		n = binary.LittleEndian.Uint32(head[:])
+		m.prefix = head[:]
+		n = binary.LittleEndian.Uint32(head[4:])
 	}
 	if n == 0 {
 		return m, endOfStream(br)
@@ -148,6 +153,39 @@ func messageMetadata(meta []byte) (keys, values []string, err error) {
 		values = append(values, tableString(&kv, 1))
 	}
 	return keys, values, nil
+}
+
+// metadataValueAt returns where the value of custom metadata key lies in
+// meta (the offset of its first byte and its length); ok is false when the
+// message has no such key.
+func metadataValueAt(meta []byte, key string) (at, n int, ok bool, err error) {
+	defer ipcguard.Recover(&err)
+	t := messageTable(meta)
+	o := flatbuffers.UOffsetT(t.Offset(fbSlot(msgCustomMeta)))
+	if o == 0 {
+		return 0, 0, false, nil
+	}
+	vec, count := t.Vector(o), t.VectorLen(o)
+	if count < 0 || count*4 > len(meta) {
+		return 0, 0, false, fmt.Errorf("%w: %d metadata entries in a %d-byte message", ipcguard.ErrDamaged, count, len(meta))
+	}
+	for i := 0; i < count; i++ {
+		kv := flatbuffers.Table{Bytes: meta, Pos: t.Indirect(vec + flatbuffers.UOffsetT(i*4))}
+		if tableString(&kv, 0) != key {
+			continue
+		}
+		vo := flatbuffers.UOffsetT(kv.Offset(fbSlot(1)))
+		if vo == 0 {
+			return 0, 0, false, nil
+		}
+		s := kv.Indirect(vo + kv.Pos) // the string: its length, then its bytes
+		n := int(flatbuffers.GetUint32(meta[s:]))
+		if int(s)+4+n > len(meta) {
+			return 0, 0, false, fmt.Errorf("%w: metadata %s runs past its message", ipcguard.ErrDamaged, key)
+		}
+		return int(s) + 4, n, true, nil
+	}
+	return 0, 0, false, nil
 }
 
 func tableString(t *flatbuffers.Table, s int) string {

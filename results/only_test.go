@@ -146,11 +146,10 @@ func bodyOffsets(t *testing.T, data []byte) []int {
 func TestOnlyReadsOlderFilesWhole(t *testing.T) {
 	rows := randomRows(300, 6)
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testMeta, []string{"home", "create", "s.login"})
+	w, err := newWriter(&buf, testMeta, []string{"home", "create", "s.login"}, contentChecksums)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.contentOnly = true
 	for i := 0; i < len(rows); i += 100 {
 		if err := w.Write(rows[i : i+100]); err != nil {
 			t.Fatal(err)

@@ -3,8 +3,10 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"slices"
@@ -69,8 +71,13 @@ type Reader struct {
 	skippedFirst bool
 	handed       int // batches handed out by the fast reader
 	close        func() error
-	batch        Batch
-	cols         [10]int // field index of each contract column
+	// taken holds what arrow-go read since the last batch, for the stream
+	// checksum; nil when the fast reader reads the batches.
+	taken *takenBytes
+	// streamed says the schema promises stream checksums (KeyChecksums).
+	streamed bool
+	batch    Batch
+	cols     [10]int // field index of each contract column
 	// connect is the field index of the optional connect_ns column, or -1.
 	connect int
 	err     error
@@ -106,26 +113,27 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 			return nil, err
 		}
 	}
-	// Peek at the schema message for what the fast reader needs; a schema
-	// too large to peek at is read by arrow-go alone.
+	schema, checked, err := ipcguard.StreamSchema(br)
+	if err != nil {
+		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
+	}
 	var layout *schemaLayout
-	if framed, ok := peekFirstMessage(br); ok {
-		if l, err := readSchemaLayout(framed); err == nil {
-			layout = &l
-		}
+	if l, err := readSchemaLayout(schemaMeta(schema)); err == nil {
+		layout = &l
 	}
-	checked, err := ipcguard.Stream(br)
+	// arrow-go's path checks stream checksums over what it reads.
+	taken := &takenBytes{r: checked}
+	rd, err := ipc.NewReader(taken, ipc.WithAllocator(ipcguard.Allocator))
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
 	}
-	rd, err := ipc.NewReader(checked, ipc.WithAllocator(ipcguard.Allocator))
-	if err != nil {
-		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
-	}
-	res = &Reader{rd: rd, Schema: rd.Schema()}
+	res = &Reader{rd: rd, Schema: rd.Schema(), taken: taken}
 	if res.Meta, err = metaFrom(rd.Schema().Metadata()); err != nil {
 		rd.Release()
 		return nil, err
+	}
+	if i := rd.Schema().Metadata().FindKey(KeyChecksums); i >= 0 {
+		res.streamed = rd.Schema().Metadata().Values()[i] == checksumsStream
 	}
 	if err := res.bindColumns(); err != nil {
 		rd.Release()
@@ -136,7 +144,8 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 		// arrow-go has read exactly the schema message; the batches
 		// follow in br. The decoders start at the first Next, so a reader
 		// opened for its metadata alone reads nothing more.
-		res.fastFrom = &fastStart{br: br, layout: *layout}
+		res.fastFrom = &fastStart{br: br, layout: *layout, pending: crc32.Checksum(schema, castagnoli)}
+		res.taken = nil
 	}
 	return res, nil
 }
@@ -144,14 +153,25 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 type fastStart struct {
 	br     *bufio.Reader
 	layout schemaLayout
+	// pending is the CRC-32C of the schema message, which the first
+	// batch's stream checksum covers.
+	pending uint32
+}
+
+// schemaMeta is the flatbuffer of a framed schema message.
+func schemaMeta(framed []byte) []byte {
+	if binary.LittleEndian.Uint32(framed) == 0xFFFFFFFF {
+		return framed[8:]
+	}
+	return framed[4:]
 }
 
 // Only limits the columns Next decodes to cols (the contract's column
 // names, and ColConnect): a report that reads five columns need not
-// decompress eleven. Batches tressi writes carry a checksum of their
-// compressed body (KeyBodySum), so every byte of them is still checked;
-// a batch without one (an older tressi, another writer) is decoded whole
-// to check its content checksum. Batch fields of columns left out may be
+// decompress eleven. Batches tressi writes carry a checksum of the bytes
+// as stored (KeyStreamSum; KeyBodySum in older files), so every byte of
+// them is still checked; a batch without one (an older tressi, another
+// writer) is decoded whole to check its content checksum. Batch fields of columns left out may be
 // nil. Only must come before the first Next. A reader without Only (as
 // verify's) checks the content checksum of every batch too, which proves
 // the decoded values themselves.
@@ -209,7 +229,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 	if !r.started {
 		r.started = true
 		if f := r.fastFrom; f != nil {
-			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, r.cols, r.want, !r.only)
+			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.cols, r.want, !r.only)
 		}
 	}
 	if r.fast != nil {
@@ -224,6 +244,8 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		if !r.rd.Next() {
 			if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
 				r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
+			} else if err := r.takenAll(); err != nil {
+				r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
 			}
 			return nil, false
 		}

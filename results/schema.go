@@ -28,6 +28,10 @@ const (
 	ColConnect = "connect_ns"
 )
 
+// checksumsStream is KeyChecksums' value in files whose batches carry
+// stream checksums.
+const checksumsStream = "stream_crc32c"
+
 // Schema metadata keys.
 const (
 	KeyVersion      = "tressi.version"
@@ -40,6 +44,10 @@ const (
 	KeyExpect       = "tressi.expect"
 	KeyScenarios    = "tressi.scenarios"
 	KeySlots        = "tressi.slots"
+	// KeyChecksums says which checksums the file's batches carry; tressi
+	// writes checksumsStream: every batch after the first carries
+	// KeyStreamSum (streamsum.go). Absent from older files.
+	KeyChecksums = "tressi.checksums"
 	// KeyProbe marks the results of one probe of a capacity search: a JSON
 	// object the search package writes and reads (see docs/search.md).
 	KeyProbe = "tressi.probe"

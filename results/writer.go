@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"hash/crc32"
 	"io"
 	"strconv"
 	"unsafe"
@@ -32,14 +33,18 @@ type Writer struct {
 	hash          string
 	endpointNames []string
 	seq           uint64
-	noChecksums   bool // tests: write batches as tressi did before checksums
-	// contentOnly (tests): write batches through arrow-go with the content
-	// checksum alone, as tressi did before the body checksum.
-	contentOnly bool
+	// format is what the batches carry: the stream checksum, or (tests)
+	// what older tressi versions wrote.
+	format checksumFormat
 	// out and enc write the batches after the first (batchwrite.go);
-	// arrow-go writes the schema, the dictionaries and the first batch.
-	out io.Writer
-	enc *batchEncoder
+	// arrow-go writes the schema, the dictionaries and the first batch,
+	// through sums, whose CRC-32C of them the next batch's stream
+	// checksum covers.
+	out  io.Writer
+	sums *summingWriter
+	enc  *batchEncoder
+	// dataBatches counts the batches enc wrote.
+	dataBatches int
 
 	// Column scratch reused across batches: Write builds arrays over these
 	// slices without copying, and the IPC writer is done with them on return.
@@ -51,15 +56,44 @@ type Writer struct {
 	bytesOut, bytesIn                 []uint32
 }
 
+// checksumFormat is which checksums a writer puts in its batches; all but
+// the current one are for tests of how files of older versions read.
+type checksumFormat int
+
+const (
+	streamChecksums checksumFormat = iota
+	// bodyChecksums: the content and body checksums (bodySum), as tressi
+	// wrote before the stream checksum.
+	bodyChecksums
+	// contentChecksums: the content checksum alone, batches through
+	// arrow-go, as tressi wrote before the body checksum.
+	contentChecksums
+	// noChecksums: batches as tressi wrote before checksums.
+	noChecksums
+)
+
 // NewWriter starts a results stream on w. endpoints are the names that
 // Row.Endpoint indexes.
 func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
+	return newWriter(w, m, endpoints, streamChecksums)
+}
+
+func newWriter(w io.Writer, m Meta, endpoints []string, format checksumFormat) (*Writer, error) {
 	if len(endpoints) > 1<<16 {
 		return nil, fmt.Errorf("results: %d endpoints, at most 65536 fit the endpoint column", len(endpoints))
 	}
 	var mem memory.Allocator = new(arrowmem.Recycler)
 	schema := Schema(m)
+	if format == streamChecksums {
+		// The schema promises every batch after the first a stream
+		// checksum, so a batch whose key was changed is not taken for
+		// one of an older file.
+		md := schema.Metadata()
+		md = arrow.NewMetadata(append(md.Keys(), KeyChecksums), append(md.Values(), checksumsStream))
+		schema = arrow.NewSchema(schema.Fields(), &md)
+	}
 	wr := &Writer{
+		format:    format,
 		schema:    schema,
 		mem:       mem,
 		endpoints: stringArray(mem, endpoints),
@@ -68,9 +102,11 @@ func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
 		hash:          m.ScheduleHash,
 		endpointNames: append([]string(nil), endpoints...),
 		out:           w,
+		sums:          &summingWriter{w: w},
 		enc:           newBatchEncoder(),
 	}
-	wr.w = ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	wr.enc.bodySumOnly = format == bodyChecksums
+	wr.w = ipc.NewWriter(wr.sums, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	// arrow-go writes the schema with the first batch; a run killed before
 	// that batch (a second Ctrl-C, SIGKILL in the first second) would leave
 	// an empty file no reader accepts. A batch of no rows puts the schema
@@ -117,17 +153,12 @@ func (wr *Writer) write(rows []Row) error {
 		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
 		asBytes(wr.bytesOut), asBytes(wr.bytesIn)}
 	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:], asBytes(wr.connect))
-	if rows != nil && !wr.noChecksums && !wr.contentOnly {
+	if rows != nil && wr.format <= bodyChecksums {
 		cols := append(raw[:], asBytes(wr.connect))
-		err := wr.enc.write(wr.out, wr.hash, wr.seq, n, cols, sum, true, [2][]string{wr.endpointNames, ErrorNames[:]})
-		wr.seq++
-		if err != nil {
-			return fmt.Errorf("results: writing a batch of %d rows: %w", n, err)
-		}
-		return nil
+		return wr.writeChecked(n, cols, sum)
 	}
 	md := arrow.NewMetadata([]string{KeyBatchSeq, KeyBatchSum}, []string{strconv.FormatUint(wr.seq, 10), formatSum(sum)})
-	if wr.noChecksums {
+	if wr.format == noChecksums {
 		md = arrow.Metadata{}
 	}
 	wr.seq++
@@ -141,6 +172,31 @@ func (wr *Writer) write(rows []Row) error {
 		return fmt.Errorf("results: writing a batch of %d rows: %w", n, err)
 	}
 	return nil
+}
+
+// writeChecked writes a batch through the batch encoder, its stream
+// checksum covering what arrow-go wrote since the last one.
+func (wr *Writer) writeChecked(n int, cols [][]byte, sum uint32) error {
+	err := wr.enc.write(wr.out, wr.sums.crc, wr.hash, wr.seq, n, cols, sum, [2][]string{wr.endpointNames, ErrorNames[:]})
+	wr.sums.crc = 0
+	wr.seq++
+	wr.dataBatches++
+	if err != nil {
+		return fmt.Errorf("results: writing a batch of %d rows: %w", n, err)
+	}
+	return nil
+}
+
+// summingWriter keeps the CRC-32C of what passes through it.
+type summingWriter struct {
+	w   io.Writer
+	crc uint32
+}
+
+func (s *summingWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.crc = crc32.Update(s.crc, castagnoli, p[:n])
+	return n, err
 }
 
 func (wr *Writer) fillColumns(rows []Row) {
@@ -175,6 +231,19 @@ func (wr *Writer) fillColumns(rows []Row) {
 // Close ends the stream (writing its end-of-stream marker) and releases the
 // dictionaries. It does not close the underlying io.Writer.
 func (wr *Writer) Close() error {
+	if wr.dataBatches == 0 && wr.format == streamChecksums {
+		// No rows were written: a batch of none still covers the schema
+		// and dictionaries with its stream checksum.
+		wr.fillColumns(nil)
+		raw := [10][]byte{}
+		sum := batchSum(wr.hash, wr.seq, 0, &raw, wr.endpointNames, ErrorNames[:], nil)
+		if err := wr.writeChecked(0, make([][]byte, 11), sum); err != nil {
+			wr.w.Close()
+			wr.endpoints.Release()
+			wr.errs.Release()
+			return err
+		}
+	}
 	err := wr.w.Close()
 	wr.endpoints.Release()
 	wr.errs.Release()
