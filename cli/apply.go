@@ -371,6 +371,12 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	if err != nil {
 		return withCode(ExitInternal, err)
 	}
+	if o.EarlyExit {
+		// Exit 2 says a threshold failed; this says which one stopped
+		// the run, even under --quiet.
+		fmt.Fprintf(e.stderr, "Stopped early by a live threshold: %s. The %d requests never sent and %d cut off in flight are not counted as errors.\n",
+			earlyExitReason(o.Thresholds), rep.Summary.NotSent, rep.Summary.Interrupted)
+	}
 	// The exit code comes from the run's one verdict (exec's, which
 	// meta.json holds too), not from a second evaluation.
 	switch {
@@ -380,6 +386,17 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 		return withCode(ExitThresholds, nil)
 	}
 	return nil
+}
+
+// earlyExitReason is what stopped a run early: the early_exit verdict's
+// detail, the live failures as they stopped it.
+func earlyExitReason(v []results.ThresholdResult) string {
+	for _, r := range v {
+		if r.Name == "early_exit" && r.Detail != "" {
+			return r.Detail
+		}
+	}
+	return "early_exit"
 }
 
 // runErrorCode is the exit code of an error exec.Run returned: invalid

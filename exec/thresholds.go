@@ -65,12 +65,24 @@ func (th *thresholds) stopEarly(reason string) {
 
 // statusSeen is called by a worker that got one of the abort statuses.
 func (th *thresholds) statusSeen(status uint16) {
+	if th.ex.stopping() {
+		return // see observe
+	}
 	th.fail("status_codes", fmt.Sprintf("got status %d", status), true)
 }
 
 // observe takes the live totals at now and checks error_count and the
 // windowed error_rate.
+//
+// Once the run is stopping (a threshold, an interrupt, a watch), the live
+// thresholds judge no more: they can stop nothing, and what they would
+// see then is the stop's doing, not the server's (the grace's last
+// answers, cut-off requests). The failures they list are what stopped the
+// run; the verdict on the whole run is results.Evaluate's (verdict.go).
 func (th *thresholds) observe(now, done, failed int64) {
+	if th.ex.stopping() {
+		return
+	}
 	if th.t.ErrorCount > 0 && failed > th.t.ErrorCount {
 		th.fail("error_count", fmt.Sprintf("%d errors > %d", failed, th.t.ErrorCount), true)
 	}

@@ -1,6 +1,9 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // banner is the first thing a report says when its figures are not those
 // of a whole, finished run: a partial run (rows missing), or one stopped
@@ -22,6 +25,9 @@ func (r *Report) banner() *section {
 		notes = append(notes, cutOff, "sessions (or timeouts) longer than the schedule: lengthen the last stage, or shorten the sessions")
 	case "early_exit":
 		title = "STOPPED EARLY: a threshold ended the run before the end of its schedule"
+		if why := earlyExitDetail(s); why != "" {
+			title = "STOPPED EARLY: " + why + " ended the run before the end of its schedule"
+		}
 		notes = append(notes, cutOff)
 	}
 	if late := behindNote(s); late != "" {
@@ -65,4 +71,19 @@ func lagText(ms float64) string {
 		return fmt.Sprintf("%.2f s", ms/1000)
 	}
 	return fmt.Sprintf("%.1f ms", ms)
+}
+
+// earlyExitDetail is what stopped a run early, as meta.json's
+// threshold_failures holds it ("early_exit: error_count: 2 errors > 1");
+// empty when it does not say.
+func earlyExitDetail(s *Summary) string {
+	failures, _ := s.Run.Environment["threshold_failures"].([]any)
+	for _, f := range failures {
+		if str, ok := f.(string); ok {
+			if why, ok := strings.CutPrefix(str, "early_exit: "); ok {
+				return why
+			}
+		}
+	}
+	return ""
 }

@@ -289,6 +289,9 @@ func thresholdSection(s *Summary) section {
 			actual, limit = "0 ok of "+count(int64(t.Actual)), "at least 1 ok"
 		case t.Name == "error_rate":
 			actual, limit = percent(t.Actual), percent(t.Limit)
+		case t.Name == "early_exit":
+			// What stopped the run, in place of figures it has none of.
+			actual, limit = t.Detail, "run to the end"
 		}
 		sec.Rows = append(sec.Rows, []string{t.Name, res, actual, limit})
 	}
