@@ -1,11 +1,7 @@
 package results
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,8 +10,9 @@ import (
 )
 
 // checkArrowBatch checks a batch read through arrow-go (files the fast
-// reader does not take: other writers' column types, a schema too large to
-// peek at) against its checksum when it has one and tressi's column types.
+// reader does not take: other writers' column types, or a schema changed
+// after it was written) against its checksum when it has one and tressi's
+// column types.
 func (r *Reader) checkArrowBatch(rec arrow.RecordBatch) error {
 	seq := r.seq
 	r.seq++
@@ -69,27 +66,25 @@ func (r *Reader) checkArrowBatch(rec arrow.RecordBatch) error {
 }
 
 // checkTaken checks the stream checksum of a batch arrow-go has just read
-// over the bytes it read for it (its message and any before it since the
-// last batch that carried one), as the fast reader checks it over the
-// bytes it reads itself.
+// over the messages the guard handed it for it (its own, and any before it
+// since the last batch that carried one), as the fast reader checks it
+// over the bytes it reads itself.
 func (r *Reader) checkTaken(rec arrow.RecordBatch, bc batchCheck, seq uint64) error {
-	t := r.taken
-	if t == nil {
+	g := r.guard
+	if g == nil {
 		return nil
 	}
-	msgs, err := splitMessages(t.buf)
-	t.buf = t.buf[:0]
-	if err != nil || len(msgs) == 0 {
-		return fmt.Errorf("%w: batch %d: the bytes read for it are not whole messages (%v)", ipcguard.ErrDamaged, seq, err)
+	msgs, pending := g.take()
+	if len(msgs) == 0 {
+		return fmt.Errorf("%w: batch %d was read from no message", ipcguard.ErrDamaged, seq)
 	}
 	last := msgs[len(msgs)-1]
-	pending := t.pending
 	for _, m := range msgs[:len(msgs)-1] {
 		pending = messageSum(pending, m)
 	}
 	switch {
 	case bc.hasStream:
-		t.pending = 0
+		g.pending = 0
 		var dicts [2][]string
 		for i, col := range [2]int{r.cols[1], r.cols[7]} {
 			if d, ok := rec.Column(col).(*array.Dictionary); ok {
@@ -103,51 +98,8 @@ func (r *Reader) checkTaken(rec arrow.RecordBatch, bc batchCheck, seq uint64) er
 	case r.streamed && seq > 0:
 		return fmt.Errorf("%w: batch %d has no %s, which every batch after the first of this file carries", ErrChecksum, seq, KeyStreamSum)
 	}
-	t.pending = messageSum(pending, last)
+	g.pending = messageSum(pending, last)
 	return nil
-}
-
-// takenAll checks, once arrow-go has found the end of the stream, that
-// nothing but a file footer follows: arrow-go ends quietly at a message
-// whose damaged length reads as the end-of-stream marker, which would
-// drop every batch after it without a word.
-func (r *Reader) takenAll() error {
-	if r.taken == nil {
-		return nil
-	}
-	if err := endOfStream(bufio.NewReader(r.taken.r)); !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
-}
-
-// takenBytes keeps what arrow-go reads, for checkTaken.
-type takenBytes struct {
-	r       io.Reader
-	buf     []byte
-	pending uint32 // CRC-32C of the messages before buf since the last stream checksum
-}
-
-func (t *takenBytes) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	t.buf = append(t.buf, p[:n]...)
-	return n, err
-}
-
-// splitMessages splits framed IPC messages.
-func splitMessages(b []byte) ([]rawMessage, error) {
-	br := bufio.NewReader(bytes.NewReader(b))
-	var out []rawMessage
-	for {
-		m, err := readMessage(br, nil)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, m)
-	}
 }
 
 func dictNames(d *array.Dictionary) []string {

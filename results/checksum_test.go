@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -116,8 +117,8 @@ func writeRowsWithoutChecksums(t *testing.T, rows []Row, batch int) []byte {
 	return buf.Bytes()
 }
 
-// TestArrowPathChecksBatchesToo: a tressi file read through arrow-go (as a
-// schema too large for the fast reader is) has its checksums checked too.
+// TestArrowPathChecksBatchesToo: a tressi file read through arrow-go (as
+// one whose schema was changed is) has its checksums checked too.
 func TestArrowPathChecksBatchesToo(t *testing.T) {
 	fastReader = false
 	defer func() { fastReader = true }()
@@ -142,6 +143,48 @@ func TestArrowPathChecksBatchesToo(t *testing.T) {
 	}
 	if caught == 0 {
 		t.Fatal("no flip was caught through arrow-go")
+	}
+}
+
+// TestLargeSchemaTakesTheFastReader: a plan of many endpoints makes a
+// schema larger than the reader's 64 KiB buffer; the fast reader still
+// takes the file (it once peeked at the schema through that buffer and
+// left such files to arrow-go), and reads it checked.
+func TestLargeSchemaTakesTheFastReader(t *testing.T) {
+	m := testMeta
+	m.Expect = map[string][]int{}
+	names := []string{"home", "create", "s.login"}
+	for i := range 5000 {
+		name := fmt.Sprintf("endpoint-with-a-long-name-%05d", i)
+		m.Expect[name] = []int{200, 201, 204}
+		names = append(names, name)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, m, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := randomRows(300, 12)
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.fastFrom == nil {
+		t.Fatal("a file with a large schema is not read by the fast reader")
+	}
+	n := 0
+	for b, ok := r.Next(); ok; b, ok = r.Next() {
+		n += b.Len
+	}
+	if n != len(rows) || r.Err() != nil || r.Truncated != nil || r.Unchecked != 0 {
+		t.Fatalf("%d rows of %d, err %v, truncated %v, unchecked %d", n, len(rows), r.Err(), r.Truncated, r.Unchecked)
 	}
 }
 

@@ -71,9 +71,9 @@ type Reader struct {
 	skippedFirst bool
 	handed       int // batches handed out by the fast reader
 	close        func() error
-	// taken holds what arrow-go read since the last batch, for the stream
-	// checksum; nil when the fast reader reads the batches.
-	taken *takenBytes
+	// guard hands arrow-go the messages after the schema, checked; nil
+	// when the fast reader reads them.
+	guard *messageGuard
 	// streamed says the schema promises stream checksums (KeyChecksums).
 	streamed bool
 	batch    Batch
@@ -113,7 +113,7 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 			return nil, err
 		}
 	}
-	schema, checked, err := ipcguard.StreamSchema(br)
+	schema, _, err := ipcguard.StreamSchema(br)
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
 	}
@@ -121,13 +121,14 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 	if l, err := readSchemaLayout(schemaMeta(schema)); err == nil {
 		layout = &l
 	}
-	// arrow-go's path checks stream checksums over what it reads.
-	taken := &takenBytes{r: checked}
-	rd, err := ipc.NewReader(taken, ipc.WithAllocator(ipcguard.Allocator))
+	// arrow-go reads the schema again, then the messages the guard let
+	// through, if the fast reader does not take the file.
+	guard := &messageGuard{br: br, pending: crc32.Checksum(schema, castagnoli)}
+	rd, err := ipc.NewReader(io.MultiReader(bytes.NewReader(schema), guard), ipc.WithAllocator(ipcguard.Allocator))
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC results file: %w", err)
 	}
-	res = &Reader{rd: rd, Schema: rd.Schema(), taken: taken}
+	res = &Reader{rd: rd, Schema: rd.Schema(), guard: guard}
 	if res.Meta, err = metaFrom(rd.Schema().Metadata()); err != nil {
 		rd.Release()
 		return nil, err
@@ -144,8 +145,8 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 		// arrow-go has read exactly the schema message; the batches
 		// follow in br. The decoders start at the first Next, so a reader
 		// opened for its metadata alone reads nothing more.
-		res.fastFrom = &fastStart{br: br, layout: *layout, pending: crc32.Checksum(schema, castagnoli)}
-		res.taken = nil
+		res.fastFrom = &fastStart{br: br, layout: *layout, pending: guard.pending}
+		res.guard = nil
 	}
 	return res, nil
 }
@@ -244,7 +245,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		if !r.rd.Next() {
 			if err := r.rd.Err(); err != nil && !errors.Is(err, io.EOF) {
 				r.Truncated = fmt.Errorf("results cut short after the last complete batch: %w", err)
-			} else if err := r.takenAll(); err != nil {
+			} else if err := r.guard.rest(); err != nil {
 				r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)
 			}
 			return nil, false

@@ -56,8 +56,8 @@ func messageAt(data []byte, i int) string {
 
 // TestEveryByteOfAFileIsCovered flips each byte of a results file in turn,
 // one bit (the bit moves along with the byte, so every bit position is
-// flipped across the file), and reads it whole and by one column: every
-// flip must be refused. Before the stream checksum, flips in the schema's
+// flipped across the file), and reads it whole, by one column and through
+// arrow-go: every flip must be refused. Before the stream checksum, flips in the schema's
 // metadata (run id, plan name, expected statuses), in dictionary and batch
 // metadata and in the dictionaries' padding read back without a word.
 func TestEveryByteOfAFileIsCovered(t *testing.T) {
@@ -70,14 +70,18 @@ func TestEveryByteOfAFileIsCovered(t *testing.T) {
 		stride = 7
 	}
 	missed := 0
+	defer func() { fastReader = true }()
 	for i := 0; i < len(data); i += stride {
 		bad := bytes.Clone(data)
 		bad[i] ^= 1 << (i % 8)
-		for _, only := range []bool{false, true} {
-			if !readsDamaged(bad, only) {
+		// Whole, one column, and whole through arrow-go (which reads
+		// files the fast reader does not take).
+		for _, how := range []struct{ only, fast bool }{{false, true}, {true, true}, {false, false}} {
+			fastReader = how.fast
+			if !readsDamaged(bad, how.only) {
 				missed++
 				if missed <= 10 {
-					t.Errorf("flip of bit %d at byte %d of %d (%s) read without complaint (only latency: %v)", i%8, i, len(data), messageAt(data, i), only)
+					t.Errorf("flip of bit %d at byte %d of %d (%s) read without complaint (only latency: %v, fast reader: %v)", i%8, i, len(data), messageAt(data, i), how.only, how.fast)
 				}
 			}
 		}
