@@ -201,6 +201,16 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 	return loops, nil
 }
 
+// discard closes a loop that will not run, and its warm-up connections.
+func (l *evloop) discard() {
+	for _, c := range l.conns {
+		if c != nil && c.fd >= 0 {
+			unix.Close(c.fd)
+		}
+	}
+	l.p.close()
+}
+
 // sockaddr is a as Connect takes it, and its address family.
 func sockaddr(a *net.TCPAddr) (unix.Sockaddr, int) {
 	if ip4 := a.IP.To4(); ip4 != nil {
