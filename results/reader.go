@@ -172,8 +172,8 @@ func schemaMeta(framed []byte) []byte {
 // decompress eleven. Batches tressi writes carry a checksum of the bytes
 // as stored (KeyStreamSum; KeyBodySum in older files), so every byte of
 // them is still checked; a batch without one (an older tressi, another
-// writer) is decoded whole to check its content checksum. Batch fields of columns left out may be
-// nil. Only must come before the first Next. A reader without Only (as
+// writer) is decoded whole to check its content checksum. Batch fields of
+// columns left out may be nil. Only must come before the first Next. A reader without Only (as
 // verify's) checks the content checksum of every batch too, which proves
 // the decoded values themselves.
 func (r *Reader) Only(cols ...string) error {

@@ -38,8 +38,8 @@ type Writer struct {
 	format checksumFormat
 	// out and enc write the batches after the first (batchwrite.go);
 	// arrow-go writes the schema, the dictionaries and the first batch,
-	// through sums, whose CRC-32C of them the next batch's stream
-	// checksum covers.
+	// through sums, which keeps their CRC-32C for the stream checksum of
+	// the next batch enc writes.
 	out  io.Writer
 	sums *summingWriter
 	enc  *batchEncoder
@@ -153,7 +153,7 @@ func (wr *Writer) write(rows []Row) error {
 		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
 		asBytes(wr.bytesOut), asBytes(wr.bytesIn)}
 	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:], asBytes(wr.connect))
-	if rows != nil && wr.format <= bodyChecksums {
+	if rows != nil && (wr.format == streamChecksums || wr.format == bodyChecksums) {
 		cols := append(raw[:], asBytes(wr.connect))
 		return wr.writeChecked(n, cols, sum)
 	}
