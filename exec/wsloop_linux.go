@@ -195,6 +195,16 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		if err == nil {
 			p, err = newPoller(maxEvents)
 		}
+		if p != nil {
+			// Edge-triggered: a session's socket is reported once per
+			// arrival. With level triggering every socket read at one
+			// wake-up was polled again at the next (the kernel keeps it on
+			// the ready list until a poll finds it empty): a cold socket's
+			// lines fetched for nothing, once per frame. read and readTLS
+			// read until EAGAIN or a short read, and every move out of
+			// dialing changes the interest (setOut), which looks again.
+			p.edge = true
+		}
 		if err != nil {
 			for _, l := range loops {
 				l.p.close()
