@@ -603,7 +603,7 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 		s.out = append(s.out, b...)
 		return
 	}
-	n, errno := rawWrite(s.fd, b)
+	n, errno := rawSend(s.fd, b)
 	switch {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		n = 0
@@ -623,7 +623,7 @@ func (l *wsLoop) flushOut(s *wsSession) {
 		l.flushTransport(s)
 		return
 	}
-	n, errno := rawWrite(s.fd, s.out)
+	n, errno := rawSend(s.fd, s.out)
 	switch {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		return
@@ -1259,11 +1259,11 @@ func (l *wsLoop) endSession(s *wsSession) {
 	}
 	if s.fd >= 0 {
 		if len(s.out) > 0 {
-			_, _ = rawWrite(s.fd, s.out) // the close frame, best effort
+			_, _ = rawSend(s.fd, s.out) // the close frame, best effort
 		}
 		if s.tr != nil && s.state != wsDialing && s.state != wsHandshaking {
 			if b := s.tr.Pending(); len(b) > 0 {
-				_, _ = rawWrite(s.fd, b) // likewise
+				_, _ = rawSend(s.fd, b) // likewise
 			}
 		}
 		l.dropTransport(s)
