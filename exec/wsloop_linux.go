@@ -48,7 +48,11 @@ type wsLoop struct {
 	marks   bool      // some step marks its frames: scan incoming frames for marks
 	tag     uint32    // this run's mark tag
 	due     []wsTimer // the timers being fired
-	touched uintptr   // what touch read (kept, so the reads are not dropped)
+	halt    wsHalt    // whether sending stops, as of the last wake-up
+	// lastSampled is a kind of row sampled already (when sampled is set).
+	lastSampled sampleKey
+	sampled     bool
+	touched     uintptr // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
 	// open model does (runOpen): rxs reads them with the kernel's receive
@@ -295,7 +299,8 @@ func (l *wsLoop) run() {
 	woke := int64(-1) << 62 // the intended instant of the last burst
 	for {
 		l.now = l.ex.clock.now()
-		stopping := l.ex.stopping()
+		l.halt.look(l.ex)
+		stopping := l.halt.stopping
 		if due := l.nextDue(); due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
 			// Quanta count from the intended bursts, not the actual ones,
 			// so late wake-ups do not add up.
@@ -334,6 +339,13 @@ func (l *wsLoop) run() {
 		l.stats.noteOpen(l.now, l.open)
 	}
 }
+
+// wsHalt is whether the run stopped sending (an interrupt, an early exit)
+// or passed its schedule's end, looked at once per wake-up rather than
+// once per frame: the first is a channel, the second an atomic.
+type wsHalt struct{ stopping, pastEnd bool }
+
+func (h *wsHalt) look(ex *executor) { h.stopping, h.pastEnd = ex.stopping(), ex.pastEnd() }
 
 // nextDue is the earliest instant a slot or a timer waits for, -1 for none.
 func (l *wsLoop) nextDue() int64 {
@@ -377,6 +389,7 @@ func (l *wsLoop) poll(wake int64) {
 	}
 	l.full = n == len(l.p.evs)
 	l.now = l.rxs.now(&l.ex.clock)
+	l.halt.look(l.ex)
 	for i := range n {
 		if id := l.p.evs[i].Fd; id >= 0 && int(id) < len(l.sess) {
 			l.touched += l.sess[id].touch()
@@ -789,7 +802,7 @@ func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []by
 		s.failed = true
 		l.sink.stats.failed.Add(1)
 	}
-	if st.req != nil && l.sink.wantSample(&row) {
+	if st.req != nil && l.wantSample(&row) {
 		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
 	}
 	l.sink.keep(row, l.now)
@@ -827,6 +840,21 @@ func (l *wsLoop) frames(s *wsSession, b []byte) bool {
 		}
 	}
 	return true
+}
+
+// wantSample is the sink's wantSample, with the last kind of row found
+// sampled already remembered: the common case, one answer after another of
+// the same step and status, skips the sink's map.
+func (l *wsLoop) wantSample(r *results.Row) bool {
+	key := sampleKey{r.Endpoint, r.Status, r.Error}
+	if l.sampled && key == l.lastSampled {
+		return false
+	}
+	if l.sink.wantSample(r) {
+		return true
+	}
+	l.lastSampled, l.sampled = key, true
+	return false
 }
 
 func (l *wsLoop) maskKey() [4]byte {
