@@ -45,10 +45,11 @@ type wsLoop struct {
 	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
 	targets []*wsTarget
-	marks   bool      // some step marks its frames: scan incoming frames for marks
-	tag     uint32    // this run's mark tag
-	due     []wsTimer // the timers being fired
-	halt    wsHalt    // whether sending stops, as of the last wake-up
+	marks   bool        // some step marks its frames: scan incoming frames for marks
+	tag     uint32      // this run's mark tag
+	due     []wsTimer   // the timers being fired
+	block   []wsSession // sessions allocated and not used yet
+	halt    wsHalt      // whether sending stops, as of the last wake-up
 	// lastSampled is a kind of row sampled already (when sampled is set).
 	lastSampled sampleKey
 	sampled     bool
@@ -139,19 +140,19 @@ type wsSession struct {
 	frames           uint32
 	awaits           []wsPending // outstanding, in the order they were sent; on awaitBuf while one is
 	out              []byte      // bytes the socket did not take yet
+	captured         [][]byte    // what its steps captured, by capture index (every send's values)
 	awaitBuf         [1]wsPending
 	r                ws.Reader
 
-	t        *wsTarget
-	user     int32 // the closed-model user running it; -1 in the open model
-	closeEP  uint16
-	key      [ws.KeyLen]byte
-	head     []byte // the upgrade response while it arrives
-	start    int64
-	http     *wsHTTPExchange // an HTTP step's exchange, before the connect
-	items    [][]byte
-	captured [][]byte
-	have     []bool
+	t       *wsTarget
+	user    int32 // the closed-model user running it; -1 in the open model
+	closeEP uint16
+	key     [ws.KeyLen]byte
+	head    []byte // the upgrade response while it arrives
+	start   int64
+	http    *wsHTTPExchange // an HTTP step's exchange, before the connect
+	items   [][]byte
+	have    []bool
 	// dialAt is when the dial began; connect how long it took to open the
 	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
 	dialAt, connect int64
@@ -506,7 +507,12 @@ func (l *wsLoop) newSession() *wsSession {
 		s.r.Reset()
 		s.r.Release()
 	} else {
-		s = &wsSession{id: int32(len(l.sess))}
+		if len(l.block) == 0 {
+			l.block = make([]wsSession, sessionBlock)
+		}
+		s = &l.block[0]
+		l.block = l.block[1:]
+		s.id = int32(len(l.sess))
 		s.awaits = s.awaitBuf[:0]
 		l.sess = append(l.sess, s)
 	}
@@ -514,14 +520,20 @@ func (l *wsLoop) newSession() *wsSession {
 	return s
 }
 
+// sessionBlock is how many sessions are allocated at once: 64 of them make
+// one large allocation (over 32 KiB), which starts on a page, so every
+// session starts on a cache line (768 bytes each) next to the others.
+const sessionBlock = 64
+
 // touch reads a word of each cache line a frame of s uses, before a batch
 // of sessions is handled: after a send period the session is cold, and
 // loads issued together wait for memory together, where sessions handled
 // one after another, each behind its system calls, would wait once per
-// line each.
+// line each. One word per line of the per-frame fields, for a session
+// that starts on a line (see sessionBlock).
 func (s *wsSession) touch() uintptr {
-	return uintptr(s.state) + uintptr(s.j) + uintptr(len(s.awaits)) + uintptr(s.awaitBuf[0].pause) +
-		s.r.Touch()
+	return uintptr(s.state) + uintptr(s.j) + uintptr(s.lastAnswer) + uintptr(len(s.captured)) +
+		uintptr(s.awaitBuf[0].deadline) + uintptr(s.awaitBuf[0].each) + s.r.Touch()
 }
 
 // event handles one socket's readiness.
@@ -716,8 +728,14 @@ func (l *wsLoop) read(s *wsSession) {
 }
 
 // arrived sets rx, when the bytes about to be handled arrived: at, the
-// kernel's stamp, or the clock without one.
+// kernel's stamp, or the clock without one. A stamp from before the loop
+// last read the clock (the usual case: the loop slept through the
+// replies) needs no new reading.
 func (l *wsLoop) arrived(at int64) {
+	if at >= 0 && at <= l.now {
+		l.rx = at
+		return
+	}
 	l.now = l.ex.clock.now()
 	l.rx = l.now
 	if at >= 0 && at < l.now {
@@ -925,17 +943,22 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 // answered removes await i, settled at done; a blocking one lets the
 // program go on.
 func (l *wsLoop) answered(s *wsSession, i int, done int64) {
-	a := s.awaits[i]
+	a := &s.awaits[i]
+	block, pause := a.block, a.pause
 	s.lastAnswer = done
 	// Rotate the answered entry to the end: the rest keep their order, and
-	// its buffers are free for the next send.
+	// its buffers are free for the next send. The last one (the only one,
+	// mostly) is there already.
 	n := len(s.awaits)
-	copy(s.awaits[i:], s.awaits[i+1:])
-	s.awaits[n-1] = a
+	if i < n-1 {
+		e := *a
+		copy(s.awaits[i:], s.awaits[i+1:])
+		s.awaits[n-1] = e
+	}
 	s.awaits = s.awaits[:n-1]
-	if a.block {
+	if block {
 		s.blocked = false
-		s.wakeAt = done + a.pause
+		s.wakeAt = done + pause
 		s.ready = s.wakeAt
 	}
 	l.step(s)
