@@ -99,3 +99,31 @@ func (s *Schedule) Pause(st *Step, stepID int, k uint64, j int) time.Duration {
 	span := uint64(st.ThinkMax-st.Think) + 1
 	return st.Think + time.Duration(mix(s.Seed, k, uint64(stepID)<<20|uint64(j)|0x7061<<48)%span)
 }
+
+// LongestPauses is the most time any session of the schedule spends
+// waiting by design: its think times (at their longest), holds and
+// for_each iterations, summed over its steps and repeats. A session may
+// run that long past its start without overrunning anything.
+func (s *Schedule) LongestPauses() time.Duration {
+	var longest time.Duration
+	for i := range s.Entries {
+		longest = max(longest, stepPauses(s.Entries[i].Steps))
+	}
+	return longest
+}
+
+func stepPauses(steps []Step) time.Duration {
+	var d time.Duration
+	for i := range steps {
+		st := &steps[i]
+		each := max(st.Think, st.ThinkMax)
+		if w := st.WebSocket; w != nil {
+			each += w.Hold
+			if len(w.Steps) > 0 {
+				each += time.Duration(max(w.Max, 0)) * stepPauses(w.Steps)
+			}
+		}
+		d += time.Duration(max(st.Repeat, 1)) * each
+	}
+	return d
+}

@@ -103,20 +103,28 @@ func (e *loopEngine) background() bool { return true }
 func (e *loopEngine) batchRows() int { return closedBatchRows }
 
 func (e *loopEngine) start() error {
-	ex := e.ex
-	loops, err := e.built, e.err
-	if loops == nil && err == nil {
-		loops, err = ex.newLoops(e.loops, e.addrs)
-	}
-	if err != nil {
+	if err := e.build(); err != nil {
 		return fmt.Errorf("starting the loop engine: %w (--engine fasthttp runs without it)", err)
 	}
-	if ex.s.Model == compile.Open {
-		ex.startLoopsOpen(loops, ex.s.Slots)
-	} else {
-		ex.startLoopsClosed(loops, e.session)
-	}
+	e.run()
 	return nil
+}
+
+// build makes the loops, unless the warm-up has (or failed to).
+func (e *loopEngine) build() error {
+	if e.built == nil && e.err == nil {
+		e.built, e.err = e.ex.newLoops(e.loops, e.addrs)
+	}
+	return e.err
+}
+
+// run starts the built loops.
+func (e *loopEngine) run() {
+	if ex := e.ex; ex.s.Model == compile.Open {
+		ex.startLoopsOpen(e.built, ex.s.Slots)
+	} else {
+		ex.startLoopsClosed(e.built, e.session)
+	}
 }
 
 // chooseEngine picks the engine that runs ex's schedule: the loop wherever
@@ -141,7 +149,17 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 		return nil, &InputError{fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)}
 	}
 	if hasWebSocket(s) {
-		return webSocketEngine(ex)
+		ws, err := webSocketEngine(ex)
+		if err != nil || !hasHTTP(s) {
+			return ws, err
+		}
+		// HTTP entries beside the sessions: the HTTP loop takes theirs.
+		ex.mixed = true
+		addrs, why := loopUnfit(s)
+		if why != "" {
+			return nil, &InputError{fmt.Errorf("the plan's HTTP endpoints or scenarios run on the loop engine beside its WebSocket sessions, and the loop cannot run them: %s", why)}
+		}
+		return &mixedEngine{http: newLoopEngine(ex, addrs, session), ws: ws}, nil
 	}
 	addrs, why := loopUnfit(s)
 	switch {
@@ -152,6 +170,11 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 	case why != "":
 		return fasthttp, nil
 	}
+	return newLoopEngine(ex, addrs, session), nil
+}
+
+func newLoopEngine(ex *executor, addrs []*net.TCPAddr, session *atomic.Uint64) *loopEngine {
+	s := ex.s
 	n := max(runtime.GOMAXPROCS(0)-1, 1)
 	for _, t := range s.Targets {
 		n = min(n, t.Connections)
@@ -159,7 +182,7 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 	if s.Model == compile.Closed {
 		n = min(n, int(ex.shard.Slots(int64(len(s.Users)))))
 	}
-	return &loopEngine{ex: ex, loops: max(n, 1), addrs: addrs, session: session}, nil
+	return &loopEngine{ex: ex, loops: max(n, 1), addrs: addrs, session: session}
 }
 
 // loopUnfit says why the loop engine cannot run s, or "" when it can, with

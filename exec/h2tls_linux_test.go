@@ -49,6 +49,9 @@ target "t" {
   url         = "https://%s"
   protocol    = %q
   connections = 2
+  # A handshake under the race detector on a busy machine can take
+  # seconds; these tests are not about connect timeouts.
+  connect_timeout = "15s"
   tls {
     ca_file = %q
   }

@@ -78,6 +78,7 @@ type evloop struct {
 	// dirtyMuxes are HTTP/2 connections with frames to write before the
 	// loop waits (see muxLater).
 	dirtyMuxes []*lconn
+	lingered   bool      // the dirty muxes waited a round already
 	enc        h1Encoder // renders requests with holes, the way fasthttp sends them
 	// cipher is where a connection's transport reads the socket's bytes
 	// into before taking them: one buffer per loop, since the transport
@@ -200,6 +201,16 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 	return loops, nil
 }
 
+// discard closes a loop that will not run, and its warm-up connections.
+func (l *evloop) discard() {
+	for _, c := range l.conns {
+		if c != nil && c.fd >= 0 {
+			unix.Close(c.fd)
+		}
+	}
+	l.p.close()
+}
+
 // sockaddr is a as Connect takes it, and its address family.
 func sockaddr(a *net.TCPAddr) (unix.Sockaddr, int) {
 	if ip4 := a.IP.To4(); ip4 != nil {
@@ -256,11 +267,19 @@ func (l *evloop) useStamps() {
 // them, and checks timeouts and stops.
 func (l *evloop) poll(wake int64) {
 	ex := l.ex
-	l.flushMuxes()
 	now := ex.clock.now()
 	timeout := int64(longestWait)
 	if wake >= 0 {
 		timeout = min(timeout, wake-now)
+	}
+	if len(l.dirtyMuxes) > 0 && !l.lingered {
+		// HTTP/2 frames wait one more round of events, as h2load's do: a
+		// round that does not block, and brings the responses that came in
+		// meanwhile, whose next requests then share the write.
+		timeout, l.lingered = 0, true
+	} else {
+		l.flushMuxes()
+		l.lingered = false
 	}
 	if l.busy > 0 || l.queued > 0 {
 		timeout = min(timeout, l.nextScan-now)

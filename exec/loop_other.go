@@ -22,6 +22,7 @@ func (ex *executor) newLoops(int, []*net.TCPAddr) ([]*evloop, error) {
 
 func (ex *executor) startLoopsOpen([]*evloop, func() compile.SlotSource) {}
 func (ex *executor) startLoopsClosed([]*evloop, *atomic.Uint64)          {}
+func (l *evloop) discard()                                               {}
 
 func lowerThreadPriority() {}
 

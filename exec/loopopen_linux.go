@@ -22,6 +22,9 @@ type openDriver struct {
 	hasNext  bool
 	srcDone  bool
 	ex       *executor
+	// webSocket: in a plan of both kinds (ex.mixed), this loop takes the
+	// slots of WebSocket scenarios only, else those of the others only.
+	webSocket bool
 }
 
 func (d *openDriver) init(ex *executor, src compile.SlotSource, loop, loops int) {
@@ -101,7 +104,7 @@ func (d *openDriver) advance() {
 		s, k := d.chunk[d.ci], d.k
 		d.ci++
 		d.k++
-		if !d.ex.shard.Owns(k) {
+		if !d.ex.shard.Owns(k) || (d.ex.mixed && d.ex.s.Entries[s.Entry()].WebSocket != d.webSocket) {
 			continue
 		}
 		mine := d.pos%d.loops == d.loop

@@ -8,7 +8,9 @@ import (
 // A schedule says when its slots start, not when their work ends: a
 // session of a million repeats kept sending long after the schedule's end
 // (a 1 s plan was seen at "39s / 1s"). From the schedule's end plus the
-// grace on, sessions send nothing more: each records what it has left as
+// grace on (and the longest its sessions hold, think and pause by design:
+// a 20 s ramp of sessions that each hold 60 s is not overrunning), sessions
+// send nothing more: each records what it has left as
 // not_sent (one row per request, as after any stop) and ends, and the
 // outcome says the run overran. A request already in flight ends within
 // its own timeout, so the watch waits that long when the timeout is the
@@ -39,6 +41,9 @@ func (ex *executor) watchScheduleEnd() *overrunWatch {
 	for _, u := range ex.s.Users { // the closed model's users stop within it, but say so
 		last = max(last, time.Duration(u.Stop))
 	}
+	// A session started at the end may still hold, think and pause as
+	// its plan says: that is not overrunning.
+	last += ex.s.LongestPauses()
 	end := ex.clock.base.Add(last + ex.overrunAfter())
 	w.timer = time.AfterFunc(time.Until(end), func() { w.pastEnd.Store(true) })
 	ex.overrun = w

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
 )
@@ -79,5 +80,75 @@ load {
 		if len(rows) != repeat || cut == 0 {
 			t.Errorf("slot %d: %d rows (%d cut off), want %d with the rest cut off", k, len(rows), cut, repeat)
 		}
+	}
+}
+
+// What a plan declares is not overrunning: sessions that hold or think
+// past the schedule's end plus the grace, as their steps say, run to their
+// end (a 20 s ramp of sessions that each hold 60 s is the README's
+// 18,000-session figure).
+func TestDeclaredPausesAreNotCutOff(t *testing.T) {
+	for _, tc := range []struct{ name, plan string }{
+		{"websocket hold", `
+target "t" {
+  url     = "ws://%s"
+  timeout = "500ms"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "idle" {
+    hold = "2s"
+  }
+  step "hello" {
+    send = "hello ${seq}"
+    await {
+      regex = "^hello "
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "500ms"
+    rate     = 4
+  }
+}
+`},
+		{"http think", `
+target "t" {
+  url     = "http://%s"
+  timeout = "500ms"
+}
+scenario "s" {
+  step "tick" {
+    path   = "/"
+    repeat = 3
+    think  = "700ms"
+  }
+}
+load {
+  stage {
+    duration = "500ms"
+    rate     = 4
+  }
+}
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := startTarget(t, testserver.Options{})
+			s := compilePlan(t, fmt.Sprintf(tc.plan, addr), nil)
+			dir := filepath.Join(t.TempDir(), "run")
+			out, err := Run(t.Context(), s, Options{OutDir: dir, Grace: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Overran || out.OK != out.Requests || out.Requests != s.Count*int64(compile.SessionRows(&s.Entries[0])) {
+				t.Fatalf("outcome %+v: want every request of every session ok, nothing overran", out)
+			}
+		})
 	}
 }

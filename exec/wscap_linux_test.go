@@ -92,13 +92,41 @@ func TestWSQueuedSessionTimesOut(t *testing.T) {
 	}
 }
 
-// The schedule's end plus the grace cuts sessions still going: a session
-// holding for a minute stops at once, its close row not_sent, and the
-// outcome says the run overran. Every slot keeps its rows.
+// The schedule's end plus the grace cuts sessions still going past what
+// they declare (their holds and thinks are theirs to take; see
+// TestDeclaredPausesAreNotCutOff): sessions of 200,000 echoes stop
+// sending, what they have left is not_sent, and the outcome says the run
+// overran. Every slot keeps its rows.
 func TestWSScheduleEndCutsSessions(t *testing.T) {
 	var conns atomic.Int64
 	addr := startCoderEcho(t, nil, &conns)
-	s := compilePlan(t, fmt.Sprintf(capPlan, addr, 64, "1s", "60s", 10), nil)
+	s := compilePlan(t, fmt.Sprintf(`
+target "t" {
+  url     = "ws://%s"
+  timeout = "1s"
+}
+scenario "s" {
+  step "connect" {
+    connect = "/echo"
+  }
+  step "say" {
+    send   = "echo ${seq}"
+    repeat = 200000
+    await {
+      regex = "^echo "
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "500ms"
+    rate     = 4
+  }
+}
+`, addr), nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	start := time.Now()
 	out, err := Run(context.Background(), s, Options{OutDir: dir, Grace: 200 * time.Millisecond})
@@ -106,7 +134,7 @@ func TestWSScheduleEndCutsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 30*time.Second {
-		t.Fatalf("the run took %v: the schedule's end did not cut the held sessions", took)
+		t.Fatalf("the run took %v: the schedule's end did not cut the sessions", took)
 	}
 	if !out.Overran || out.Interrupted {
 		t.Fatalf("outcome %+v, want overran", out)
@@ -114,9 +142,10 @@ func TestWSScheduleEndCutsSessions(t *testing.T) {
 	rows, _ := sessionRows(t, dir)
 	checkSessionRows(t, s, rows)
 	for k, rs := range rows {
-		got := fmt.Sprint(rs[0].Name, rs[0].Error, rs[1].Name, rs[1].Error)
-		if want := fmt.Sprint("s.connect", results.None, "s.close", results.NotSent); got != want {
-			t.Fatalf("slot %d rows %s, want %s", k, got, want)
+		last := rs[len(rs)-1]
+		if rs[0].Name != "s.connect" || rs[0].Error != results.None || last.Name != "s.close" || last.Error != results.NotSent || rs[len(rs)-2].Error != results.NotSent {
+			t.Fatalf("slot %d: first row %s %s, last two %s %s: want the connect ok and the echoes left and the close not_sent",
+				k, rs[0].Name, rs[0].Error, rs[len(rs)-2].Error, last.Error)
 		}
 	}
 }

@@ -53,21 +53,41 @@ func hasWebSocket(s *compile.Schedule) bool {
 	return false
 }
 
-// webSocketEngine checks what the WebSocket loop can run. A plan mixing
-// WebSocket sessions with HTTP entries is not supported yet: say so rather
-// than run something else.
-func webSocketEngine(ex *executor) (engine, error) {
-	s := ex.s
+// hasHTTP says whether s has HTTP endpoints or HTTP scenarios that run.
+func hasHTTP(s *compile.Schedule) bool {
 	for _, e := range s.Entries {
 		if !e.WebSocket && e.Weight > 0 {
-			return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a plan with WebSocket scenarios; a plan holds one kind or the other for now. "+
-				"HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) go in the WebSocket scenario itself, as steps before its connect; "+
-				"other HTTP load runs as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
+			return true
 		}
 	}
-	for _, t := range s.Targets {
-		if t.Protocol == compile.ProtocolH2 || t.Protocol == compile.ProtocolH2C {
-			return nil, &InputError{fmt.Errorf("target %q: WebSocket sessions upgrade over HTTP/1.1, but its protocol is %q; leave protocol unset (or \"http1\") on WebSocket targets", t.Name, t.Protocol)}
+	return false
+}
+
+// webSocketEngine checks what the WebSocket loop can run. In the open
+// model, HTTP entries beside the sessions run on the HTTP loop
+// (mixedEngine); a closed-model user runs its sessions on one loop, one
+// after another, so there the plan holds one kind.
+func webSocketEngine(ex *executor) (*wsEngine, error) {
+	s := ex.s
+	for _, e := range s.Entries {
+		if !e.WebSocket && e.Weight > 0 && s.Model == compile.Closed {
+			return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios; a closed-model user runs one kind only. "+
+				"Make the load open (rate instead of users), where both kinds run side by side; or put HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) in the WebSocket scenario itself, as steps before its connect; "+
+				"or run the other HTTP load as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
+		}
+	}
+	for _, e := range s.Entries {
+		if !e.WebSocket {
+			continue
+		}
+		for _, st := range e.Steps {
+			if st.Request < 0 {
+				continue
+			}
+			t := &s.Targets[s.Requests[st.Request].Target]
+			if t.Protocol == compile.ProtocolH2 || t.Protocol == compile.ProtocolH2C {
+				return nil, &InputError{fmt.Errorf("target %q: WebSocket sessions upgrade over HTTP/1.1, but its protocol is %q; leave protocol unset (or \"http1\") on WebSocket targets", t.Name, t.Protocol)}
+			}
 		}
 	}
 	sessions := ex.shard.Slots(s.Count)

@@ -2,16 +2,20 @@ package exec
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tressi/tressi/results"
+	"github.com/tressi/tressi/testserver"
 )
 
-// A plan mixing HTTP entries with WebSocket scenarios is refused before
-// anything is sent, with what to do instead; so is a WebSocket target
-// asked to speak HTTP/2.
+// A closed-model plan mixing HTTP entries with WebSocket scenarios is
+// refused before anything is sent, with what to do instead (a user runs
+// one kind); so is a WebSocket target asked to speak HTTP/2.
 func TestWSRefusesWhatItCannotRun(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
-		{"mixed", `
+		{"mixed closed", `
 target "t" {
   url = "ws://127.0.0.1:1"
 }
@@ -25,12 +29,13 @@ scenario "s" {
   }
 }
 load {
+  model = "closed"
   stage {
     duration = "1s"
-    rate     = 1
+    users    = 1
   }
 }
-`, `"login" is an HTTP endpoint or scenario in a plan with WebSocket scenarios`},
+`, `"login" is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios`},
 		{"h2", `
 target "t" {
   url      = "https://127.0.0.1:1"
@@ -57,5 +62,72 @@ load {
 				t.Fatalf("error %v, want an input error saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// An open-model plan of both kinds runs both: WebSocket sessions on their
+// loop, an HTTP endpoint and an HTTP scenario on the HTTP loop (all to one
+// target), every slot one session with all its rows, once.
+func TestMixedPlanRunsBothKinds(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(`
+target "api" {
+  url = "http://%s"
+}
+endpoint "home" {
+  path   = "/"
+  weight = 2
+}
+scenario "browse" {
+  weight = 1
+  step "a" {
+    path = "/a"
+  }
+  step "b" {
+    path = "/b"
+  }
+}
+scenario "chat" {
+  weight = 1
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "say" {
+    send   = "hi ${seq}"
+    repeat = 2
+    await {
+      regex = "^hi "
+    }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 200
+  }
+}
+`, addr), nil)
+	rows, sum, dir := runWS(t, s)
+	checkSessionRows(t, s, rows)
+	kinds := map[string]int{}
+	for k, rs := range rows {
+		for _, r := range rs {
+			if r.Error != results.None {
+				t.Fatalf("slot %d: %s: %s", k, r.Name, r.Error)
+			}
+		}
+		kinds[s.Entries[s.Pick(k)].Name]++
+	}
+	if kinds["home"] == 0 || kinds["browse"] == 0 || kinds["chat"] == 0 {
+		t.Fatalf("sessions by entry %v: want all three kinds", kinds)
+	}
+	if sum.Sessions.Started != int64(kinds["chat"]) || sum.Sessions.Completed != int64(kinds["chat"]) {
+		t.Fatalf("websocket.json sessions %+v, want %d started and completed", sum.Sessions, kinds["chat"])
+	}
+	if m := readMeta(t, dir); m.Engine != EngineLoop {
+		t.Fatalf("meta.json engine %q", m.Engine)
 	}
 }

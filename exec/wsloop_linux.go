@@ -233,6 +233,7 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 			l.users = wsUsers{spans: users[i], session: session}
 		} else {
 			l.slots.init(ex, slots(), i, n)
+			l.slots.webSocket = true
 		}
 		loops = append(loops, l)
 		all = append(all, l.stats)

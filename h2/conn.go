@@ -72,11 +72,13 @@ type Conn struct {
 	h   Handler
 	cfg Config
 
-	out  outBuffer
-	fr   *http2.Framer
-	in   frameReader
-	hdec *hpack.Decoder
-	enc  blockEncoder // builds request header blocks
+	out    outBuffer
+	fr     *http2.Framer
+	in     frameReader
+	hdec   *hpack.Decoder
+	emitOn bool         // hdec's emit is enabled
+	memo   blockMemo    // the last self-contained header block, decoded
+	enc    blockEncoder // builds request header blocks
 
 	pending []byte      // an incomplete frame, waiting for its rest
 	block   headerBlock // the header block being read
@@ -148,6 +150,7 @@ func NewConn(h Handler, cfg Config) *Conn {
 	c.fr.SetMaxReadFrameSize(defaultMaxFrameSize)
 	c.hdec = hpack.NewDecoder(headerTableSize, c.emit)
 	c.hdec.SetMaxStringLength(maxHeaderBlock)
+	c.emitOn = true
 	c.enc.init()
 	c.out.b = append(c.out.b, Preface...)
 	c.writeErr(c.fr.WriteSettings(

@@ -220,15 +220,15 @@ func (c *Conn) onHeaders(fh http2.FrameHeader, fragment []byte) {
 	switch {
 	case !ok:
 		// A stream we ended: decode the block anyway, to keep HPACK in step.
-		c.hdec.SetEmitEnabled(false)
+		c.setEmit(false)
 	case c.block.trailers && !c.block.end:
 		c.resetStream(s.ID, http2.ErrCodeProtocol, &ConnError{Code: http2.ErrCodeProtocol, Reason: "trailers without END_STREAM"})
 		c.block.s = nil
-		c.hdec.SetEmitEnabled(false)
+		c.setEmit(false)
 	case c.block.trailers:
-		c.hdec.SetEmitEnabled(s.wantFields)
+		c.setEmit(s.wantFields)
 	default:
-		c.hdec.SetEmitEnabled(true)
+		c.setEmit(true)
 	}
 	c.headerFragment(fragment, fh.Flags.Has(http2.FlagHeadersEndHeaders))
 }
@@ -239,9 +239,25 @@ func (c *Conn) headerFragment(p []byte, ended bool) {
 	if c.err != nil {
 		return
 	}
+	whole := ended && c.block.size == 0
 	c.block.size += len(p)
 	if c.block.size > maxHeaderBlock {
 		c.fail(&ConnError{Code: http2.ErrCodeEnhanceYourCalm, Reason: "response header block over 256 KiB"})
+		return
+	}
+	if whole {
+		if fields, ok := c.memo.recall(p); ok {
+			for _, f := range fields {
+				if c.emitOn {
+					c.emit(f)
+				}
+			}
+			c.headersDone()
+			return
+		}
+	}
+	if err := c.memo.catchUp(c.hdec, c.emitOn); err != nil {
+		c.fail(&ConnError{Code: http2.ErrCodeCompression, Reason: err.Error()})
 		return
 	}
 	if _, err := c.hdec.Write(p); err != nil {
@@ -254,6 +270,9 @@ func (c *Conn) headerFragment(p []byte, ended bool) {
 	if err := c.hdec.Close(); err != nil {
 		c.fail(&ConnError{Code: http2.ErrCodeCompression, Reason: err.Error()})
 		return
+	}
+	if whole {
+		c.memo.learn(p)
 	}
 	c.headersDone()
 }
@@ -285,6 +304,12 @@ func (c *Conn) headersDone() {
 	if b.end {
 		c.complete(s)
 	}
+}
+
+// setEmit says whether the fields of the block being read are wanted.
+func (c *Conn) setEmit(on bool) {
+	c.emitOn = on
+	c.hdec.SetEmitEnabled(on)
 }
 
 // emit receives each decoded header field of the block being read.
@@ -322,17 +347,17 @@ func (c *Conn) status(s *Stream, v string) {
 	switch {
 	case code < 100 || s.status != 0:
 		c.block.bad = true // status stays 0: headersDone resets the stream
-		c.hdec.SetEmitEnabled(false)
+		c.setEmit(false)
 	case code < 200 && code != 101:
 		c.block.interim = true
-		c.hdec.SetEmitEnabled(false)
+		c.setEmit(false)
 	case code == 101:
 		c.block.bad = true // RFC 9113 §8.6: no 101 in HTTP/2
-		c.hdec.SetEmitEnabled(false)
+		c.setEmit(false)
 	default:
 		s.status = code
 		s.wantFields = c.h.Response(s, code)
-		c.hdec.SetEmitEnabled(s.wantFields)
+		c.setEmit(s.wantFields)
 	}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tressi/tressi/results"
@@ -26,5 +27,20 @@ func TestStoppedRunErrorRateIsOverRequestsSent(t *testing.T) {
 	}
 	if !s.ThresholdsPassed() {
 		t.Errorf("thresholds %+v failed; the requests sent all succeeded", s.Thresholds)
+	}
+	// The text report has no Errors table (there were none), and lists the
+	// rows the stop left apart, with what they mean.
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if strings.Contains(text, "\nErrors\n") {
+		t.Errorf("an Errors table for a run without errors:\n%s", text)
+	}
+	for _, want := range []string{"Rows that are not errors", "not_sent       497  due after the run stopped, never sent", "interrupted      4  in flight when the run stopped"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text report lacks %q:\n%s", want, text)
+		}
 	}
 }

@@ -54,8 +54,11 @@ func (r *Report) sections() []section {
 	if s.WebSocket != nil {
 		out = append(out, webSocketSection(s.WebSocket))
 	}
-	if len(s.ErrorKinds) > 0 {
-		out = append(out, errorSection(s))
+	if sec, ok := errorSection(s); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := notErrorSection(s); ok {
+		out = append(out, sec)
 	}
 	if len(s.Thresholds) > 0 {
 		out = append(out, thresholdSection(s))
@@ -259,12 +262,38 @@ func statusSection(s *Summary) section {
 	return sec
 }
 
-func errorSection(s *Summary) section {
-	sec := section{Title: "Errors", Header: []string{"error", "count", "share"}}
+// errorSection lists the error kinds, each as a share of the requests
+// judged (ok or an error), as the summary's error rate is.
+func errorSection(s *Summary) (sec section, ok bool) {
+	sec = section{Title: "Errors", Header: []string{"error", "count", "share"}}
 	for _, k := range sortedKeys(s.ErrorKinds) {
-		sec.Rows = append(sec.Rows, []string{k, count(s.ErrorKinds[k]), percent(share(s.ErrorKinds[k], s.Requests))})
+		if _, not := notErrors[k]; not {
+			continue
+		}
+		sec.Rows = append(sec.Rows, []string{k, count(s.ErrorKinds[k]), percent(share(s.ErrorKinds[k], s.OK+s.Errors))})
 	}
-	return sec
+	return sec, len(sec.Rows) > 0
+}
+
+// notErrors are the row kinds that are neither answers nor errors, and
+// what each means to the reader of a report.
+var notErrors = map[string]string{
+	"not_sent":    "due after the run stopped, never sent",
+	"interrupted": "in flight when the run stopped",
+	"no_item":     "for_each iterations past the captured array: no request",
+	"skipped":     "sends skip_if matched, or left by an exit_if_failed: no request",
+}
+
+// notErrorSection lists the rows of those kinds: counted apart, so they
+// never read as errors or as shares of the requests.
+func notErrorSection(s *Summary) (sec section, ok bool) {
+	sec = section{Title: "Rows that are not errors", Header: []string{"kind", "count", "meaning"}, Align: "lrl"}
+	for _, k := range sortedKeys(s.ErrorKinds) {
+		if meaning, not := notErrors[k]; not {
+			sec.Rows = append(sec.Rows, []string{k, count(s.ErrorKinds[k]), meaning})
+		}
+	}
+	return sec, len(sec.Rows) > 0
 }
 
 func thresholdSection(s *Summary) section {

@@ -42,6 +42,52 @@ type Conn struct {
 	resumed  bool
 	version  uint16
 	protocol string // chosen by ALPN
+
+	// What Read knows of crypto/tls's input, to spare it the Read that
+	// would find no record: each such Read allocates (tls.Conn boxes a
+	// reader around the pipe) and then learns there is nothing. records
+	// counts the whole records fed; at a Read that found none, all of them
+	// had been read (seen). From then on a Read that returned plaintext
+	// without filling its buffer took at least one record with its whole
+	// plaintext, so when such Reads number the records fed since, no whole
+	// record is left.
+	records   recordCounter
+	known     bool // since the last Read that found no record, no Read filled its buffer
+	seen      int  // records.whole at that Read
+	dataReads int  // Reads since then that returned plaintext
+}
+
+// recordCounter counts the whole TLS records in a byte stream fed to it
+// in pieces: each is a 5-byte header whose last two bytes are the length
+// of what follows.
+type recordCounter struct {
+	head  [5]byte
+	hn    int // header bytes of the current record seen
+	left  int // bytes of its body still to come, once the header is whole
+	whole int
+}
+
+func (r *recordCounter) feed(b []byte) {
+	for len(b) > 0 {
+		if r.hn < len(r.head) {
+			n := copy(r.head[r.hn:], b)
+			r.hn, b = r.hn+n, b[n:]
+			if r.hn < len(r.head) {
+				return
+			}
+			r.left = int(r.head[3])<<8 | int(r.head[4])
+		}
+		n := min(r.left, len(b))
+		r.left, b = r.left-n, b[n:]
+		if r.left == 0 {
+			r.whole++
+			r.hn = 0
+		}
+	}
+	if r.hn == len(r.head) && r.left == 0 { // a record with an empty body
+		r.whole++
+		r.hn = 0
+	}
 }
 
 // Client starts the client handshake of cfg. wake is called, from another
@@ -106,6 +152,7 @@ func (c *Conn) Feed(b []byte) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
+	c.records.feed(b)
 	c.w.feed(b)
 	return nil
 }
@@ -121,9 +168,21 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if !c.ready.Load() {
 		return 0, c.Err()
 	}
+	if c.known && c.dataReads == c.records.whole-c.seen {
+		c.seen, c.dataReads = c.records.whole, 0
+		return 0, nil // every whole record fed has been read
+	}
 	n, err := c.tc.Read(p)
 	switch {
-	case err == nil, err == ErrWouldBlock:
+	case err == ErrWouldBlock:
+		c.known, c.seen, c.dataReads = true, c.records.whole, 0
+		return n, nil
+	case err == nil:
+		if n == len(p) {
+			c.known = false // plaintext may be left over, read with no record
+		} else if n > 0 {
+			c.dataReads++
+		}
 		return n, nil
 	case errors.Is(err, io.EOF):
 		c.eof = true

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -392,5 +393,104 @@ func (l *miniLoop) roundTripQuiet(req, buf, cipher []byte) {
 		if err != nil {
 			l.t.Fatal(err)
 		}
+	}
+}
+
+// Whatever pieces the socket hands over and whatever buffers Read is given,
+// every byte of plaintext comes out: Read skips crypto/tls only when every
+// whole record fed has been read (see Conn.records), never when one is
+// still inside. The server writes records of random sizes (many to a
+// segment, or one split over several) and then closes; the client feeds
+// random-sized pieces of the socket and reads into random-sized buffers.
+func TestEveryRecordIsReadWhateverThePieces(t *testing.T) {
+	for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run(tls.VersionName(version), func(t *testing.T) {
+			srv := newServer(t, version, version, nil) // for its certificate
+			ln, err := tls.Listen("tcp", "127.0.0.1:0", srv.TLS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			rng := rand.New(rand.NewPCG(uint64(version), 7))
+			var want []byte
+			for range 400 {
+				size := 1 + rng.IntN(3000)
+				if rng.IntN(20) == 0 {
+					size = 20000 + rng.IntN(30000) // more than one record
+				}
+				chunk := make([]byte, size)
+				for i := range chunk {
+					chunk[i] = byte(rng.Uint32())
+				}
+				want = append(want, chunk...)
+			}
+			go func() {
+				nc, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer nc.Close()
+				// Not before the client's go: its handshake must not meet
+				// the end of the connection.
+				if _, err := io.ReadFull(nc, make([]byte, 2)); err != nil {
+					return
+				}
+				r := rand.New(rand.NewPCG(uint64(version), 8))
+				for rest := want; len(rest) > 0; {
+					n := min(len(rest), 1+r.IntN(3000))
+					if r.IntN(20) == 0 {
+						n = min(len(rest), 20000+r.IntN(30000))
+					}
+					if _, err := nc.Write(rest[:n]); err != nil {
+						return
+					}
+					rest = rest[n:]
+				}
+			}()
+			l := newMiniLoop(t)
+			l.dial(ln.Addr().String())
+			if err := l.handshake(&tls.Config{RootCAs: serverPool(srv), ServerName: "example.com", MinVersion: version, MaxVersion: version}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.c.Write([]byte("go")); err != nil {
+				t.Fatal(err)
+			}
+			l.flush()
+			var got []byte
+			cipher, buf := make([]byte, 64<<10), make([]byte, 64<<10)
+			ended := false // the server's close_notify came
+			for deadline := time.Now().Add(20 * time.Second); !ended; {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d bytes after 20 s", len(got), len(want))
+				}
+				unix.Poll([]unix.PollFd{{Fd: int32(l.fd), Events: unix.POLLIN}}, 100)
+				n, err := unix.Read(l.fd, cipher[:1+rng.IntN(len(cipher))])
+				if err == unix.EAGAIN {
+					continue
+				}
+				if err != nil || n == 0 {
+					t.Fatalf("the socket ended (%v) with %d of %d bytes read: plaintext left unread", err, len(got), len(want))
+				}
+				l.c.Feed(cipher[:n])
+				for {
+					m, err := l.c.Read(buf[:1+rng.IntN(len(buf))])
+					got = append(got, buf[:m]...)
+					if err == io.EOF {
+						ended = true
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if m == 0 {
+						break
+					}
+				}
+				l.flush()
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes read differ from the %d written", len(got), len(want))
+			}
+		})
 	}
 }
