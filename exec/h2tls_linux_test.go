@@ -179,4 +179,5 @@ load {
 	if fmt.Sprint(ours) != fmt.Sprint(theirs) || protos["HTTP/2.0"] != 350 {
 		t.Fatalf("tressi recorded %v\nnginx logged   %v (protocols %v)", ours, theirs, protos)
 	}
+	t.Logf("tressi recorded %v\nnginx logged   %v (protocols %v)", ours, theirs, protos)
 }
