@@ -30,6 +30,11 @@ type poller struct {
 	mu      sync.Mutex
 	mailbox []int32 // connection ids to look at again
 	taken   []int32 // the mailbox's other buffer, the loop's
+	// edge makes the set edge-triggered (EPOLLET) for the loop's sockets:
+	// a socket is reported once per arrival, not again at every wait
+	// until it is read dry. Its loop must then read until EAGAIN or a
+	// short read, and look at a socket again after changing its interest.
+	edge bool
 }
 
 // wakeID is the epoll data of the wake-up eventfd: no connection has it.
@@ -61,17 +66,20 @@ func (p *poller) close() {
 
 // interest is what a connection waits for: always input and the peer's
 // close, output only while it has bytes the socket would not take.
-func interest(out bool) uint32 {
+func (p *poller) interest(out bool) uint32 {
 	ev := uint32(unix.EPOLLIN | unix.EPOLLRDHUP)
 	if out {
 		ev |= unix.EPOLLOUT
+	}
+	if p.edge {
+		ev |= unix.EPOLLET
 	}
 	return ev
 }
 
 // add puts fd in the set under id.
 func (p *poller) add(fd int, id int32, out bool) error {
-	ev := unix.EpollEvent{Events: interest(out), Fd: id}
+	ev := unix.EpollEvent{Events: p.interest(out), Fd: id}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
@@ -80,7 +88,7 @@ func (p *poller) add(fd int, id int32, out bool) error {
 
 // modify changes what fd waits for.
 func (p *poller) modify(fd int, id int32, out bool) error {
-	ev := unix.EpollEvent{Events: interest(out), Fd: id}
+	ev := unix.EpollEvent{Events: p.interest(out), Fd: id}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
@@ -204,6 +212,18 @@ func closeFD(fd int) {
 
 func rawWrite(fd int, b []byte) (int, syscall.Errno) {
 	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+// rawSend is rawWrite for a socket, through send(2): it skips write(2)'s
+// file layer (the file position's lock, the permission and fsnotify
+// checks on the socket's inode), cache misses that add up when a loop
+// writes to many connections each seldom (the WebSocket loop's sessions).
+// MSG_NOSIGNAL: a peer gone is EPIPE, not a SIGPIPE for the runtime to
+// swallow.
+func rawSend(fd int, b []byte) (int, syscall.Errno) {
+	r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+		unix.MSG_NOSIGNAL, 0, 0)
 	return int(r), e
 }
 

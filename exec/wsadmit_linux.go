@@ -132,7 +132,7 @@ func (l *wsLoop) queueTimeout(q wsQueued) {
 // passed (schedule_end.go). A session cut by the schedule's end counts in
 // the outcome's overrun, once.
 func (l *wsLoop) stopSending(s *wsSession) bool {
-	stopping, pastEnd := l.ex.stopping(), l.ex.pastEnd()
+	stopping, pastEnd := l.halt.stopping, l.halt.pastEnd
 	if !stopping && !pastEnd {
 		if l.now < s.deadline {
 			return false
@@ -153,7 +153,7 @@ func (l *wsLoop) stopSending(s *wsSession) bool {
 // Sessions waiting for an answer go on waiting: the answer, its timeout or
 // the abort after the grace ends them.
 func (l *wsLoop) cutAll() {
-	if l.cutting || (!l.ex.stopping() && !l.ex.pastEnd()) {
+	if l.cutting || (!l.halt.stopping && !l.halt.pastEnd) {
 		return
 	}
 	l.cutting = true

@@ -45,8 +45,15 @@ type wsLoop struct {
 	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
 	targets []*wsTarget
-	marks   bool   // some step marks its frames: scan incoming frames for marks
-	tag     uint32 // this run's mark tag
+	marks   bool        // some step marks its frames: scan incoming frames for marks
+	tag     uint32      // this run's mark tag
+	due     []wsTimer   // the timers being fired
+	block   []wsSession // sessions allocated and not used yet
+	halt    wsHalt      // whether sending stops, as of the last wake-up
+	// lastSampled is a kind of row sampled already (when sampled is set).
+	lastSampled sampleKey
+	sampled     bool
+	touched     uintptr // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
 	// open model does (runOpen): rxs reads them with the kernel's receive
@@ -101,53 +108,59 @@ const (
 
 // wsSession is one WebSocket session: its connection and its place in the
 // program.
+//
+// Its fields are laid out by use: the first ones (through r's) are read for
+// every frame sent or received, the rest only while the session opens and
+// closes. With many sessions each sending seldom (100 sessions at 20k
+// frames/s: each one every 5 ms) a session is cold in the cache when its
+// turn comes, so what a frame needs should sit on as few cache lines as
+// possible (see touch).
 type wsSession struct {
-	id    int32
-	fd    int
-	state uint8
-	k     uint64
-	prog  *wsProgram
-	t     *wsTarget
-	r     ws.Reader
-	key   [ws.KeyLen]byte
-	head  []byte // the upgrade response while it arrives
-	out   []byte // bytes the socket did not take yet
-	start int64
-	tr    transport // wss://: TLS between the socket and the frames; nil for ws://
-	// httpConn: the connection opening is an HTTP step's, before the
-	// connect (wshttp_linux.go), with that exchange's state in http.
-	httpConn bool
-	http     *wsHTTPExchange
-	// wantOut: EPOLLOUT is in the interest set (bytes wait for the socket).
-	wantOut bool
-	// dialAt is when the dial began; connect how long it took to open the
-	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
-	dialAt, connect int64
-	dialEnd         int64 // the connect timeout's instant, while dialing
+	state    uint8
+	wantOut  bool // EPOLLOUT is in the interest set (bytes wait for the socket)
+	blocked  bool // a wait = true await is outstanding
+	closing  bool // the close step is outstanding
+	cut      bool // sending stopped for it: its rest was recorded as not sent
+	failed   bool // some row was not ok
+	httpConn bool // the connection opening is an HTTP step's, before the connect (wshttp_linux.go)
+	id       int32
+	fd       int
+	k        uint64
+	prog     *wsProgram
+	tr       transport // wss://: TLS between the socket and the frames; nil for ws://
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
 	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
 	i, j, fe, fi, fj int
-	items            [][]byte
 	ready            int64 // when the next step became ready: its rows' scheduled instant
 	wakeAt           int64 // the next step waits until then (think, hold); -1: now
-	blocked          bool  // a wait = true await is outstanding
-	closing          bool  // the close step is outstanding
-	cut              bool  // sending stopped for it: its rest was recorded as not sent
-	user             int32 // the closed-model user running it; -1 in the open model
-	deadline         int64 // it sends nothing after it (its user's stop plus the grace)
-	failed           bool  // some row was not ok
-	captured         [][]byte
-	have             []bool
-	awaits           []wsPending
-	frames           uint32
-	lastAnswer       int64 // when the last await was settled
 	timerAt          int64 // the instant of its entry in the timer heap; -1: none
-	connSched        int64
-	connSent         int64
-	closeSched       int64
-	closeSent        int64
-	closeEP          uint16
+	deadline         int64 // it sends nothing after it (its user's stop plus the grace)
+	lastAnswer       int64 // when the last await was settled
+	frames           uint32
+	awaits           []wsPending // outstanding, in the order they were sent; on awaitBuf while one is
+	out              []byte      // bytes the socket did not take yet
+	captured         [][]byte    // what its steps captured, by capture index (every send's values)
+	awaitBuf         [1]wsPending
+	r                ws.Reader
+
+	t       *wsTarget
+	user    int32 // the closed-model user running it; -1 in the open model
+	closeEP uint16
+	key     [ws.KeyLen]byte
+	head    []byte // the upgrade response while it arrives
+	start   int64
+	http    *wsHTTPExchange // an HTTP step's exchange, before the connect
+	items   [][]byte
+	have    []bool
+	// dialAt is when the dial began; connect how long it took to open the
+	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
+	dialAt, connect int64
+	dialEnd         int64 // the connect timeout's instant, while dialing
+	connSched       int64
+	connSent        int64
+	closeSched      int64
+	closeSent       int64
 }
 
 // wsPending is an outstanding await (or the close handshake).
@@ -194,6 +207,16 @@ func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile
 		var p *poller
 		if err == nil {
 			p, err = newPoller(maxEvents)
+		}
+		if p != nil {
+			// Edge-triggered: a session's socket is reported once per
+			// arrival. With level triggering every socket read at one
+			// wake-up was polled again at the next (the kernel keeps it on
+			// the ready list until a poll finds it empty): a cold socket's
+			// lines fetched for nothing, once per frame. read and readTLS
+			// read until EAGAIN or a short read, and every move out of
+			// dialing changes the interest (setOut), which looks again.
+			p.edge = true
 		}
 		if err != nil {
 			for _, l := range loops {
@@ -278,7 +301,8 @@ func (l *wsLoop) run() {
 	woke := int64(-1) << 62 // the intended instant of the last burst
 	for {
 		l.now = l.ex.clock.now()
-		stopping := l.ex.stopping()
+		l.halt.look(l.ex)
+		stopping := l.halt.stopping
 		if due := l.nextDue(); due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
 			// Quanta count from the intended bursts, not the actual ones,
 			// so late wake-ups do not add up.
@@ -317,6 +341,13 @@ func (l *wsLoop) run() {
 		l.stats.noteOpen(l.now, l.open)
 	}
 }
+
+// wsHalt is whether the run stopped sending (an interrupt, an early exit)
+// or passed its schedule's end, looked at once per wake-up rather than
+// once per frame: the first is a channel, the second an atomic.
+type wsHalt struct{ stopping, pastEnd bool }
+
+func (h *wsHalt) look(ex *executor) { h.stopping, h.pastEnd = ex.stopping(), ex.pastEnd() }
 
 // nextDue is the earliest instant a slot or a timer waits for, -1 for none.
 func (l *wsLoop) nextDue() int64 {
@@ -360,6 +391,12 @@ func (l *wsLoop) poll(wake int64) {
 	}
 	l.full = n == len(l.p.evs)
 	l.now = l.rxs.now(&l.ex.clock)
+	l.halt.look(l.ex)
+	for i := range n {
+		if id := l.p.evs[i].Fd; id >= 0 && int(id) < len(l.sess) {
+			l.touched += l.sess[id].touch()
+		}
+	}
 	for i := range n {
 		ev := &l.p.evs[i]
 		if ev.Fd == wakeID {
@@ -471,11 +508,33 @@ func (l *wsLoop) newSession() *wsSession {
 		s.r.Reset()
 		s.r.Release()
 	} else {
-		s = &wsSession{id: int32(len(l.sess))}
+		if len(l.block) == 0 {
+			l.block = make([]wsSession, sessionBlock)
+		}
+		s = &l.block[0]
+		l.block = l.block[1:]
+		s.id = int32(len(l.sess))
+		s.awaits = s.awaitBuf[:0]
 		l.sess = append(l.sess, s)
 	}
 	s.fd, s.fe, s.timerAt, s.wakeAt = -1, -1, -1, -1
 	return s
+}
+
+// sessionBlock is how many sessions are allocated at once: 64 of them make
+// one large allocation (over 32 KiB), which starts on a page, so every
+// session starts on a cache line (768 bytes each) next to the others.
+const sessionBlock = 64
+
+// touch reads a word of each cache line a frame of s uses, before a batch
+// of sessions is handled: after a send period the session is cold, and
+// loads issued together wait for memory together, where sessions handled
+// one after another, each behind its system calls, would wait once per
+// line each. One word per line of the per-frame fields, for a session
+// that starts on a line (see sessionBlock).
+func (s *wsSession) touch() uintptr {
+	return uintptr(s.state) + uintptr(s.j) + uintptr(s.lastAnswer) + uintptr(len(s.captured)) +
+		uintptr(s.awaitBuf[0].deadline) + uintptr(s.awaitBuf[0].each) + s.r.Touch()
 }
 
 // event handles one socket's readiness.
@@ -594,7 +653,7 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 		s.out = append(s.out, b...)
 		return
 	}
-	n, errno := rawWrite(s.fd, b)
+	n, errno := rawSend(s.fd, b)
 	switch {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		n = 0
@@ -614,7 +673,7 @@ func (l *wsLoop) flushOut(s *wsSession) {
 		l.flushTransport(s)
 		return
 	}
-	n, errno := rawWrite(s.fd, s.out)
+	n, errno := rawSend(s.fd, s.out)
 	switch {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		return
@@ -670,8 +729,14 @@ func (l *wsLoop) read(s *wsSession) {
 }
 
 // arrived sets rx, when the bytes about to be handled arrived: at, the
-// kernel's stamp, or the clock without one.
+// kernel's stamp, or the clock without one. A stamp from before the loop
+// last read the clock (the usual case: the loop slept through the
+// replies) needs no new reading.
 func (l *wsLoop) arrived(at int64) {
+	if at >= 0 && at <= l.now {
+		l.rx = at
+		return
+	}
 	l.now = l.ex.clock.now()
 	l.rx = l.now
 	if at >= 0 && at < l.now {
@@ -756,7 +821,7 @@ func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []by
 		s.failed = true
 		l.sink.stats.failed.Add(1)
 	}
-	if st.req != nil && l.sink.wantSample(&row) {
+	if st.req != nil && l.wantSample(&row) {
 		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
 	}
 	l.sink.keep(row, l.now)
@@ -794,6 +859,21 @@ func (l *wsLoop) frames(s *wsSession, b []byte) bool {
 		}
 	}
 	return true
+}
+
+// wantSample is the sink's wantSample, with the last kind of row found
+// sampled already remembered: the common case, one answer after another of
+// the same step and status, skips the sink's map.
+func (l *wsLoop) wantSample(r *results.Row) bool {
+	key := sampleKey{r.Endpoint, r.Status, r.Error}
+	if l.sampled && key == l.lastSampled {
+		return false
+	}
+	if l.sink.wantSample(r) {
+		return true
+	}
+	l.lastSampled, l.sampled = key, true
+	return false
 }
 
 func (l *wsLoop) maskKey() [4]byte {
@@ -864,17 +944,22 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 // answered removes await i, settled at done; a blocking one lets the
 // program go on.
 func (l *wsLoop) answered(s *wsSession, i int, done int64) {
-	a := s.awaits[i]
+	a := &s.awaits[i]
+	block, pause := a.block, a.pause
 	s.lastAnswer = done
 	// Rotate the answered entry to the end: the rest keep their order, and
-	// its buffers are free for the next send.
+	// its buffers are free for the next send. The last one (the only one,
+	// mostly) is there already.
 	n := len(s.awaits)
-	copy(s.awaits[i:], s.awaits[i+1:])
-	s.awaits[n-1] = a
+	if i < n-1 {
+		e := *a
+		copy(s.awaits[i:], s.awaits[i+1:])
+		s.awaits[n-1] = e
+	}
 	s.awaits = s.awaits[:n-1]
-	if a.block {
+	if block {
 		s.blocked = false
-		s.wakeAt = done + a.pause
+		s.wakeAt = done + pause
 		s.ready = s.wakeAt
 	}
 	l.step(s)
@@ -1250,11 +1335,11 @@ func (l *wsLoop) endSession(s *wsSession) {
 	}
 	if s.fd >= 0 {
 		if len(s.out) > 0 {
-			_, _ = rawWrite(s.fd, s.out) // the close frame, best effort
+			_, _ = rawSend(s.fd, s.out) // the close frame, best effort
 		}
 		if s.tr != nil && s.state != wsDialing && s.state != wsHandshaking {
 			if b := s.tr.Pending(); len(b) > 0 {
-				_, _ = rawWrite(s.fd, b) // likewise
+				_, _ = rawSend(s.fd, b) // likewise
 			}
 		}
 		l.dropTransport(s)

@@ -52,19 +52,30 @@ func (l *wsLoop) setTimer(s *wsSession, at int64) {
 	l.timers.push(wsTimer{at: at, id: s.id, k: s.k})
 }
 
-// fireTimers handles every timer that is due.
+// fireTimers handles every timer that is due: it takes them off the heap
+// first and touches their sessions together (see touch), then handles
+// them in order; until none is due, since handling one may set another
+// for now.
 func (l *wsLoop) fireTimers() {
 	l.now = l.ex.clock.now()
 	for len(l.timers) > 0 && l.timers[0].at <= l.now {
-		t := l.timers.pop()
-		s := l.sess[t.id]
-		if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
-			continue // stale: the session moved on
+		due := l.due[:0]
+		for len(l.timers) > 0 && l.timers[0].at <= l.now {
+			t := l.timers.pop()
+			l.touched += l.sess[t.id].touch()
+			due = append(due, t)
 		}
-		s.timerAt = -1
-		l.timeout(s)
-		if s.state != wsDone && s.timerAt < 0 {
-			l.armTimer(s)
+		l.due = due
+		for _, t := range due {
+			s := l.sess[t.id]
+			if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
+				continue // stale: the session moved on
+			}
+			s.timerAt = -1
+			l.timeout(s)
+			if s.state != wsDone && s.timerAt < 0 {
+				l.armTimer(s)
+			}
 		}
 	}
 }

@@ -82,7 +82,7 @@ func (l *wsLoop) flushTransport(s *wsSession) bool {
 			l.setOut(s, false)
 			return true
 		}
-		n, errno := rawWrite(s.fd, b)
+		n, errno := rawSend(s.fd, b)
 		switch errno {
 		case 0:
 			s.tr.Sent(n)
