@@ -50,8 +50,10 @@ target "t" {
   protocol    = %q
   connections = 2
   # A handshake under the race detector on a busy machine can take
-  # seconds; these tests are not about connect timeouts.
+  # seconds, and a refused server costs one per request (each waits for
+  # its own): these tests are not about timeouts.
   connect_timeout = "15s"
+  timeout         = "60s"
   tls {
     ca_file = %q
   }
