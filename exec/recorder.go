@@ -153,9 +153,12 @@ func (r *recorder) run(expect func(endpoint uint16, status uint16) bool) {
 		// Encoding and compressing a batch takes a few hundred µs to ms.
 		// On its own thread at idle priority it never delays a loop that
 		// has a burst due, even on one core: the kernel lets a waking
-		// loop preempt it at once.
+		// loop preempt it at once. The thread is never unlocked: when
+		// run returns it ends with it, rather than go back to the
+		// runtime still at idle priority, where any goroutine (a later
+		// run's loop, a TLS handshake, the report) could land on it and
+		// starve behind every other process on the machine.
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
 		lowerThreadPriority()
 	}
 	tick := time.NewTicker(time.Second)
