@@ -49,11 +49,6 @@ target "t" {
   url         = "https://%s"
   protocol    = %q
   connections = 2
-  # A handshake under the race detector on a busy machine can take
-  # seconds, and a refused server costs one per request (each waits for
-  # its own): these tests are not about timeouts.
-  connect_timeout = "15s"
-  timeout         = "60s"
   tls {
     ca_file = %q
   }

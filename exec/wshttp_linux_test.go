@@ -131,9 +131,7 @@ func TestWSHTTPLoginBeforeConnect(t *testing.T) {
 	cert, _, _ := p.issue(t, []string{"chat.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
 	for _, tc := range []struct{ name, scheme, tls string }{
 		{"http and ws", "http", ""},
-		// A handshake under -race on a busy machine can outlast the
-		// default connect_timeout of 2 s; this test is not about that.
-		{"https and wss", "https", fmt.Sprintf("connect_timeout = \"15s\"\n  tls {\n    ca_file = %q\n    server_name = \"chat.test\"\n  }", p.caFile)},
+		{"https and wss", "https", fmt.Sprintf("tls {\n    ca_file = %q\n    server_name = \"chat.test\"\n  }", p.caFile)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cfg *tls.Config
