@@ -62,25 +62,29 @@ func openWarnings(p *Plan, peak float64) hcl.Diagnostics {
 	return diags
 }
 
-// peakTargetRates estimates the requests per second each target receives at
-// the peak arrival rate, following how the load selects endpoints and
-// scenarios and honouring endpoints' max_rate.
-func peakTargetRates(p *Plan, peak float64) map[string]float64 {
-	total, entries := 0.0, 0.0
+// entryShares says what share of the slots an endpoint or scenario of a
+// given weight gets, as the load selects them, and the weights' total.
+func entryShares(p *Plan) (share func(weight int) float64, total float64) {
+	entries := float64(len(p.Endpoints) + len(p.Scenarios))
 	for _, e := range p.Endpoints {
 		total += float64(e.Weight)
-		entries++
 	}
 	for _, s := range p.Scenarios {
 		total += float64(s.Weight)
-		entries++
 	}
-	share := func(weight int) float64 {
+	return func(weight int) float64 {
 		if p.Load.Selection == SelectRoundRobin {
 			return 1 / entries
 		}
 		return float64(weight) / total
-	}
+	}, total
+}
+
+// peakTargetRates estimates the requests per second each target receives at
+// the peak arrival rate, following how the load selects endpoints and
+// scenarios and honouring endpoints' max_rate.
+func peakTargetRates(p *Plan, peak float64) map[string]float64 {
+	share, _ := entryShares(p)
 	rates := map[string]float64{}
 	for _, e := range p.Endpoints {
 		r := peak * share(e.Weight)
@@ -117,15 +121,7 @@ func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
 	if p.Load.Search != nil {
 		return nil
 	}
-	total, entries := 0.0, 0.0
-	for _, e := range p.Endpoints {
-		total += float64(e.Weight)
-		entries++
-	}
-	for _, s := range p.Scenarios {
-		total += float64(s.Weight)
-		entries++
-	}
+	share, total := entryShares(p)
 	held := map[string]float64{}
 	rate := map[string]float64{}
 	life := map[string]time.Duration{}
@@ -134,10 +130,7 @@ func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
 		if connect == nil || total == 0 {
 			continue
 		}
-		share := float64(s.Weight) / total
-		if p.Load.Selection == SelectRoundRobin {
-			share = 1 / entries
-		}
+		share := share(s.Weight)
 		d := sessionPauses(s)
 		t := connect.Target
 		held[t] += share * mostStartedWithin(p.Load.Stages, d)
