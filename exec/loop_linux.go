@@ -78,8 +78,19 @@ type evloop struct {
 	// dirtyMuxes are HTTP/2 connections with frames to write before the
 	// loop waits (see muxLater).
 	dirtyMuxes []*lconn
-	lingered   bool      // the dirty muxes waited a round already
-	enc        h1Encoder // renders requests with holes, the way fasthttp sends them
+	lingered   bool // the dirty muxes waited a round already
+	// closedModel: the loop runs closed-model users, and naps through
+	// their responses while many HTTP/2 streams are in flight (see
+	// napFor); latency is the running mean of its service latencies, and
+	// napIdle says the last nap brought nothing, so the next wait is on
+	// the sockets. muxes counts its open HTTP/2 connections, streams the
+	// streams in flight on them.
+	closedModel bool
+	latency     int64
+	napIdle     bool
+	muxes       int
+	streams     int
+	enc         h1Encoder // renders requests with holes, the way fasthttp sends them
 	// cipher is where a connection's transport reads the socket's bytes
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
@@ -249,6 +260,10 @@ func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
 	for _, l := range loops {
 		l.sink = ex.newSink()
 		l.closedUsers.session = session
+		l.closedModel = true
+		if stampsWanted(ex.s) {
+			l.useStamps()
+		}
 		ex.wg.Go(l.runClosed)
 	}
 }
@@ -263,6 +278,22 @@ func (l *evloop) useStamps() {
 	}
 }
 
+// stampsWanted says whether a run's loops read with receive stamps: the
+// open model sleeps through responses, and so does the closed model over
+// HTTP/2 (see napFor); a closed HTTP/1.1 run reads as responses come, and
+// plain reads cost less.
+func stampsWanted(s *compile.Schedule) bool {
+	if s.Model == compile.Open {
+		return true
+	}
+	for _, t := range s.Targets {
+		if targetProto(t.Protocol) != protoHTTP1 {
+			return true
+		}
+	}
+	return false
+}
+
 // poll waits for socket events until wake (-1: no instant to keep), handles
 // them, and checks timeouts and stops.
 func (l *evloop) poll(wake int64) {
@@ -272,10 +303,12 @@ func (l *evloop) poll(wake int64) {
 	if wake >= 0 {
 		timeout = min(timeout, wake-now)
 	}
-	if len(l.dirtyMuxes) > 0 && !l.lingered {
+	nap := l.napFor()
+	if len(l.dirtyMuxes) > 0 && !l.lingered && nap == 0 {
 		// HTTP/2 frames wait one more round of events, as h2load's do: a
 		// round that does not block, and brings the responses that came in
-		// meanwhile, whose next requests then share the write.
+		// meanwhile, whose next requests then share the write. (A loop
+		// about to nap has just read what came in, and writes at once.)
 		timeout, l.lingered = 0, true
 	} else {
 		l.flushMuxes()
@@ -287,13 +320,22 @@ func (l *evloop) poll(wake int64) {
 	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush() // a slow run still reaches the file every second
 	}
+	napped := false
 	if l.rx.on && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
-		rawSleep(timeout)
-		timeout = 0
+		// The open model sleeps to its next burst, the closed model naps.
+		switch {
+		case nap > 0:
+			rawSleep(min(timeout, nap))
+			timeout, napped = 0, true
+		case !l.closedModel:
+			rawSleep(timeout)
+			timeout = 0
+		}
 	}
 	n, err := l.p.wait(max(timeout, 0))
+	l.napIdle = napped && n == 0
 	if err != nil {
 		// The epoll set is broken: nothing more can be sent or read. The
 		// run stops with the error; what is in flight is interrupted.

@@ -532,6 +532,7 @@ func (l *evloop) fail(c *lconn, err error) {
 func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp *lresponse) {
 	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, resp.status, nil)
 	row.Connect = connect
+	l.latency += (done - sent - l.latency) / 16
 	if resp.sampled && l.sink.wantSample(&row) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
@@ -576,8 +577,11 @@ func (l *evloop) closeConn(c *lconn) {
 		return
 	}
 	t := c.t
-	if c.mux != nil && c.mux.conn.Active() > 0 {
-		c.mux.conn.Fail(errAborted) // only at the very end: every stream ended before
+	if c.mux != nil {
+		if c.mux.conn.Active() > 0 {
+			c.mux.conn.Fail(errAborted) // only at the very end: every stream ended before
+		}
+		l.muxes--
 	}
 	if c.owner >= 0 {
 		l.sessions[c.owner].conns[t.idx] = nil

@@ -54,6 +54,7 @@ func (l *evloop) startMux(c *lconn) {
 	m.conn = h2.NewConn(m, h2.Config{MaxStreams: uint32(c.t.maxStreams)})
 	l.ex.protos[c.t.idx].h2.Add(1)
 	c.mux = m
+	l.muxes++
 	c.deadline = math.MaxInt64 // each stream has its own
 	c.pending = nil            // the HTTP/1.1 bytes prepared at the dial
 	if c.owner < 0 {
@@ -135,6 +136,7 @@ func (m *h2mux) start(j ljob) {
 		return
 	}
 	hj.s = s
+	l.streams++
 }
 
 func (m *h2mux) alloc() int32 {
@@ -207,6 +209,7 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 	hj := &m.jobs[idx]
 	j, sent := hj.ljob, hj.sent
 	l.busy--
+	l.streams--
 	if m.c.owner < 0 {
 		m.c.t.recent = m.c
 	}

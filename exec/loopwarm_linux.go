@@ -35,7 +35,7 @@ func (e *loopEngine) warm(until int64) *warmup {
 	begin := time.Now()
 	var wg sync.WaitGroup
 	for i, l := range loops {
-		if ex.s.Model == compile.Open {
+		if stampsWanted(ex.s) {
 			l.useStamps() // before the first socket: see useStamps
 		}
 		want := l.warmCounts(pooled, e.share(i))

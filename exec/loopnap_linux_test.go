@@ -1,0 +1,109 @@
+package exec
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// The closed model naps only while many HTTP/2 streams are in flight and the
+// share of their latency is worth a sleep; a nap that found nothing makes
+// the next wait one on the sockets.
+func TestNapFor(t *testing.T) {
+	const us = int64(time.Microsecond)
+	for _, tc := range []struct {
+		name    string
+		closed  bool
+		stamps  bool
+		idle    bool
+		streams int
+		muxes   int
+		latency int64
+		want    int64
+	}{
+		{"a share of the latency", true, true, false, 100, 10, 400 * us, 400 * us / napShare},
+		{"at most napMost", true, true, false, 100, 10, 50_000 * us, napMost},
+		{"too short to sleep", true, true, false, 100, 10, napLeast*napShare - 1, 0},
+		{"too few in flight", true, true, false, napBusy - 1, 4, 400 * us, 0},
+		{"one stream per connection, as HTTP/1.1", true, true, false, 100, 100, 400 * us, 0},
+		{"two per connection", true, true, false, 100, 50, 400 * us, 400 * us / napShare},
+		{"the open model sleeps to its bursts", false, true, false, 100, 10, 400 * us, 0},
+		{"no receive stamps", true, false, false, 100, 10, 400 * us, 0},
+		{"the last nap found nothing", true, true, true, 100, 10, 400 * us, 0},
+	} {
+		l := &evloop{closedModel: tc.closed, napIdle: tc.idle, streams: tc.streams, muxes: tc.muxes, latency: tc.latency}
+		l.rx.on = tc.stamps
+		if got := l.napFor(); got != tc.want {
+			t.Errorf("%s: nap %v, want %v", tc.name, time.Duration(got), time.Duration(tc.want))
+		}
+	}
+}
+
+// Napping through responses keeps their latency the server's: 64 closed
+// users over HTTP/2 against a server that answers after 3 ms (so the loop
+// naps), and every row's service latency is at least those 3 ms (a stamp
+// never predates its request's send), within its latency. HTTP/1.1, which
+// never naps, holds to the same.
+func TestClosedNapKeepsLatencyHonest(t *testing.T) {
+	const delay = 3 * time.Millisecond
+	srv := serve(t, func(ctx *fasthttp.RequestCtx) {
+		time.Sleep(delay)
+		ctx.SetBodyString("ok")
+	})
+	s := schedule(srv.addr, 0, time.Millisecond)
+	s.Model, s.Count = compile.Closed, 0
+	for range 64 {
+		s.Users = append(s.Users, compile.UserSpan{Start: 0, Stop: int64(500 * time.Millisecond)})
+	}
+	checkNapRows(t, s, delay)
+
+	// HTTP/2: one read takes several streams' responses, all stamped with
+	// the last one's arrival, which is still after each one's send.
+	h2srv := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		io.WriteString(w, "ok")
+	})
+	checkNapRows(t, compilePlan(t, fmt.Sprintf(`
+target "t" {
+  url         = "http://%s"
+  protocol    = "h2c"
+  connections = 4
+  max_streams = 16
+}
+endpoint "root" {
+  path = "/"
+}
+load {
+  model = "closed"
+  stage {
+    duration = "500ms"
+    users    = 64
+  }
+}
+`, h2srv.addr), nil), delay)
+}
+
+func checkNapRows(t *testing.T, s *compile.Schedule, delay time.Duration) {
+	t.Helper()
+	out, rows := run(t, s, Options{Engine: EngineLoop})
+	// 64 users for 500 ms at 3 ms each: about 10,000 requests when idle.
+	// A busy machine answers fewer, but far more than 64 rounds.
+	if out.OK != int64(len(rows)) || len(rows) < 64*10 {
+		t.Fatalf("%d rows, outcome %+v", len(rows), out)
+	}
+	for _, r := range rows {
+		if time.Duration(r.Service) < delay {
+			t.Fatalf("slot %d: service latency %v, under the server's %v", r.Slot, time.Duration(r.Service), delay)
+		}
+		if r.Latency < r.Service || r.Sent < r.Scheduled {
+			t.Fatalf("slot %d: scheduled %d, sent %d, latency %v, service %v", r.Slot, r.Scheduled, r.Sent,
+				time.Duration(r.Latency), time.Duration(r.Service))
+		}
+	}
+}
