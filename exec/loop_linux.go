@@ -117,6 +117,10 @@ type ltarget struct {
 	maxStreams int
 	muxes      []*lconn
 	recent     *lconn // of muxes, where a stream last ended (see readyMux)
+	// streamLimit is how many streams the server lets a connection carry,
+	// once learned (see sawGoAway); 0: none known. goAwayAfter is the
+	// count its first GOAWAY came after, waiting for a second to agree.
+	streamLimit, goAwayAfter int
 }
 
 // What a target speaks (compile.Target.Protocol).

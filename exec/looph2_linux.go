@@ -29,6 +29,7 @@ type h2mux struct {
 	scheme []byte
 	memo   sampleMemo
 	dirty  bool // in the loop's dirtyMuxes: frames wait to be written
+	goAway bool // its GOAWAY was looked at (sawGoAway)
 
 }
 
@@ -52,6 +53,9 @@ func (l *evloop) startMux(c *lconn) {
 		m.scheme = []byte("https")
 	}
 	m.conn = h2.NewConn(m, h2.Config{MaxStreams: uint32(c.t.maxStreams)})
+	if c.t.streamLimit > 0 {
+		m.conn.Limit(c.t.streamLimit)
+	}
 	l.ex.protos[c.t.idx].h2.Add(1)
 	c.mux = m
 	l.muxes++
@@ -244,15 +248,45 @@ func (l *evloop) muxDecode(c *lconn, full bool) bool {
 			l.partials--
 		}
 	}
+	if !m.goAway && m.conn.GoingAway() {
+		m.goAway = true
+		l.sawGoAway(c.t, m.conn.ProcessedBeforeGoAway())
+	}
 	l.muxFill(c)
 	l.muxLater(c)
-	if c.fd >= 0 && m.conn.Retired() && m.conn.Active() == 0 {
-		// GOAWAY, and nothing left to finish: this connection is done.
+	return !l.muxRetire(c)
+}
+
+// muxRetire closes c when no stream will start on it again (GOAWAY, or
+// its stream limit) and none is left to finish; false while c stays.
+func (l *evloop) muxRetire(c *lconn) bool {
+	if c.fd >= 0 && c.mux.conn.Retired() && c.mux.conn.Active() == 0 {
 		l.closeConn(c)
 		l.refill(c.t)
-		return false
 	}
-	return c.fd >= 0
+	return c.fd < 0
+}
+
+// sawGoAway learns from a server that went away without an error after n
+// streams: when a second connection ends after the same n, the server
+// ends every connection so (nginx's keepalive_requests, 1000 by
+// default), and the streams a connection starts past n are never
+// processed. From then on t's connections start at most n streams each
+// and the next ones go out on a fresh connection, so none is lost to the
+// next GOAWAY. A server going away for other reasons (a restart, a
+// connection's age) does so after differing counts and teaches nothing.
+func (l *evloop) sawGoAway(t *ltarget, n int) {
+	if n == 0 || n == t.streamLimit {
+		return
+	}
+	if n != t.goAwayAfter {
+		t.goAwayAfter = n
+		return
+	}
+	t.streamLimit = n
+	for _, c := range t.muxes {
+		c.mux.conn.Limit(n)
+	}
 }
 
 // muxFill starts the jobs waiting in c's target's queue while c takes
@@ -371,6 +405,7 @@ func (l *evloop) muxScan(c *lconn, now int64) {
 		l.muxDone(m, int32(i), out, in, now, timeoutError{})
 	}
 	l.muxLater(c)
+	l.muxRetire(c)
 }
 
 // errNoH2 is a TLS connection whose server did not choose HTTP/2.

@@ -99,8 +99,10 @@ type Conn struct {
 	recvCredit     int64 // connection bytes consumed, not yet returned
 	sawSettings    bool
 	goAway         bool
-	goAwayErr      error // a GOAWAY with an error code
-	err            error // the connection failed; nothing more works
+	goAwayErr      error  // a GOAWAY with an error code
+	goAwayLast     uint32 // the last stream id the GOAWAY said was processed
+	limit          uint32 // streams this connection may ever start; 0: no limit
+	err            error  // the connection failed; nothing more works
 }
 
 // headerBlock is what is known of the header block being decoded.
@@ -189,14 +191,35 @@ func (c *Conn) Partial() bool { return len(c.pending) > 0 || c.answering > 0 }
 // Ready says a stream may start now: the connection is healthy, not going
 // away, and below both sides' limits on concurrent streams.
 func (c *Conn) Ready() bool {
-	return c.err == nil && !c.goAway && c.nextID < 1<<31 &&
+	return c.err == nil && !c.goAway && c.nextID < 1<<31 && !c.atLimit() &&
 		uint32(len(c.streams)) < min(c.peerMaxStreams, c.cfg.MaxStreams)
 }
 
 // Retired says no stream will ever start here again (the server is going
-// away, the connection failed or its stream ids ran out): once Active is
-// 0 the loop closes it and dials anew.
-func (c *Conn) Retired() bool { return c.err != nil || c.goAway || c.nextID >= 1<<31 }
+// away, the connection failed, its stream ids ran out or it reached its
+// Limit): once Active is 0 the loop closes it and dials anew.
+func (c *Conn) Retired() bool { return c.err != nil || c.goAway || c.nextID >= 1<<31 || c.atLimit() }
+
+// Started is how many streams the connection has started.
+func (c *Conn) Started() int { return int(c.nextID-1) / 2 }
+
+// Limit caps the streams the connection will ever start at n (n > 0): a
+// server that ends each connection after so many requests (nginx's
+// keepalive_requests) sends GOAWAY after the last, and the streams
+// started past it are never processed.
+func (c *Conn) Limit(n int) { c.limit = uint32(n) }
+
+func (c *Conn) atLimit() bool { return c.limit > 0 && (c.nextID-1)/2 >= c.limit }
+
+// ProcessedBeforeGoAway is how many streams the server's GOAWAY without an
+// error said it processed (the stream ids up to its last one), 0 when the
+// server sent none or sent one with an error.
+func (c *Conn) ProcessedBeforeGoAway() int {
+	if !c.goAway || c.goAwayErr != nil {
+		return 0
+	}
+	return int(c.goAwayLast+1) / 2
+}
 
 // Errors a stream or a connection ends with.
 var (

@@ -178,6 +178,35 @@ func TestGoAwayAndRefusedStreamsAreUnprocessed(t *testing.T) {
 	if p.c.Ready() || !p.c.Retired() {
 		t.Fatal("a connection going away must take no new stream")
 	}
+	if n := p.c.ProcessedBeforeGoAway(); n != 1 {
+		t.Fatalf("GOAWAY naming stream 1 processed %d streams, want 1", n)
+	}
+}
+
+// A connection limited to n streams starts n and is then retired, as a
+// server's GOAWAY would leave it; a GOAWAY with an error teaches nothing.
+func TestLimitRetiresAfterNStreams(t *testing.T) {
+	addr := scriptedServer(t, func(fr *http2.Framer, streams []uint32) {
+		for _, id := range streams {
+			writeResponse(fr, id, "200", "ok")
+		}
+		fr.WriteGoAway(streams[len(streams)-1], http2.ErrCodeEnhanceYourCalm, nil)
+	}, 3)
+	p := newPump(t, dialTCP(t, addr), Config{})
+	p.c.Limit(3)
+	for i := range 3 {
+		if !p.c.Ready() || p.c.Retired() {
+			t.Fatalf("stream %d of 3: the connection should take it", i+1)
+		}
+		p.c.Start(get("x", "/"), int64(i))
+	}
+	if p.c.Ready() || !p.c.Retired() || p.c.Started() != 3 {
+		t.Fatalf("after 3 of a limit of 3: ready %v, retired %v, started %d", p.c.Ready(), p.c.Retired(), p.c.Started())
+	}
+	p.until(func() bool { return p.rec.closed == 3 && p.c.GoingAway() })
+	if n := p.c.ProcessedBeforeGoAway(); n != 0 {
+		t.Fatalf("a GOAWAY with an error said %d processed; want 0 (nothing to learn)", n)
+	}
 }
 
 func TestInterimResponsesAreSkipped(t *testing.T) {

@@ -394,6 +394,7 @@ func (c *Conn) onSettings(f *http2.SettingsFrame) {
 
 func (c *Conn) onGoAway(f *http2.GoAwayFrame) {
 	c.goAway = true
+	c.goAwayLast = f.LastStreamID
 	if f.ErrCode != http2.ErrCodeNo {
 		reason := string(f.DebugData())
 		if len(reason) > 200 {
