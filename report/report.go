@@ -111,6 +111,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	var warnings []string
 	var infos []ShardInfo
 	var envFirst map[string]any
+	var protocols map[string]map[string]int64
 	var partial bool
 	var missingAll int64
 	slots := shards != nil
@@ -159,6 +160,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 		if i == 0 {
 			envFirst = env
 		}
+		protocols = addProtocols(protocols, env)
 		held := roaring64.New()
 		if shards != nil {
 			shards.inputRead(i)
@@ -187,6 +189,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	m := metas[0]
 	s.Run = RunInfo{PlanName: m.PlanName, RunID: m.RunID, ScheduleHash: m.ScheduleHash, StartUnixNs: m.StartUnixNs, Version: m.Version}
 	s.Partial, s.MissingSlots = partial, missingAll
+	s.Protocols = protocols
 	if env := envFirst; env != nil {
 		s.Run.Environment = env
 		if s.TLS = tlsSummary(env); s.TLS != nil && len(s.TLS.InsecureSkipVerify) > 0 {

@@ -67,6 +67,10 @@ type Summary struct {
 	// TLS is meta.json's tls object: handshakes, resumed ones, targets not
 	// verified; nil without https targets (or without meta.json).
 	TLS *TLSSummary `json:"tls,omitempty"`
+	// Protocols is meta.json's protocols object summed over shards: by
+	// target, the connections that spoke each protocol ("http/1.1", "h2",
+	// "h2c"); nil without one.
+	Protocols map[string]map[string]int64 `json:"protocols,omitempty"`
 }
 
 // ConnectSummary sums the connect_ns column: how many requests opened a

@@ -106,6 +106,9 @@ func (r *Report) overview() section {
 		add("connections opened", fmt.Sprintf("%s, %.2f ms each on average (max %.2f ms), %.1f ms in all (connect_ns)",
 			count(c.Opened), c.MeanMs, c.MaxMs, c.TotalMs))
 	}
+	if len(s.Protocols) > 0 {
+		add("connections by protocol", protocolLine(s.Protocols))
+	}
 	if t := s.TLS; t != nil {
 		add("TLS handshakes", fmt.Sprintf("%s, %s of them resumed", count(t.Handshakes), count(t.Resumed)))
 	}
