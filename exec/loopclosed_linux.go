@@ -91,8 +91,8 @@ func (l *evloop) userDone(u int32, done int64, answered bool) {
 // loop sleeps a share of their mean latency (1/napShare, at most napMost)
 // instead, then reads what came meanwhile in one go and writes each
 // connection's next requests together: a wake-up per 12 responses, 6.6
-// requests per write, and nginx serves 1.25-1.3 times as many requests
-// (docs/engines.md, "The closed model's nap"). HTTP/1.1 gains nothing by
+// requests per write, and nginx serves 1.1-1.5 times as many requests
+// as h2load gets from it (docs/engines.md, "The closed model's nap"). HTTP/1.1 gains nothing by
 // it (a connection has one response to read and one request to write
 // whenever it wakes) and lost 5-10 % of its throughput, so it never naps.
 //

@@ -30,7 +30,6 @@ type h2mux struct {
 	memo   sampleMemo
 	dirty  bool // in the loop's dirtyMuxes: frames wait to be written
 	goAway bool // its GOAWAY was looked at (sawGoAway)
-
 }
 
 // h2job is one job riding a stream.
