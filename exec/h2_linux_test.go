@@ -115,17 +115,15 @@ func TestH2COpenModelOnTheLoop(t *testing.T) {
 	}
 }
 
-func TestH2CClosedModelHonoursMaxStreams(t *testing.T) {
-	srv := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(5 * time.Millisecond)
-		io.WriteString(w, "ok")
-	})
-	src := fmt.Sprintf(`
+// h2cClosedPlan is a closed plan of users sending GET / to addr over h2c
+// for 500 ms, on conns connections of streams streams each.
+func h2cClosedPlan(addr string, conns, streams, users int) string {
+	return fmt.Sprintf(`
 target "t" {
   url         = "http://%s"
   protocol    = "h2c"
-  connections = 2
-  max_streams = 3
+  connections = %d
+  max_streams = %d
 }
 endpoint "root" {
   path = "/"
@@ -134,10 +132,18 @@ load {
   model = "closed"
   stage {
     duration = "500ms"
-    users    = 20
+    users    = %d
   }
 }
-`, srv.addr)
+`, addr, conns, streams, users)
+}
+
+func TestH2CClosedModelHonoursMaxStreams(t *testing.T) {
+	srv := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond)
+		io.WriteString(w, "ok")
+	})
+	src := h2cClosedPlan(srv.addr, 2, 3, 20)
 	out, rows := run(t, compilePlan(t, src, nil), Options{})
 	if out.Requests == 0 || out.OK != out.Requests || int64(len(rows)) != out.Requests {
 		t.Fatalf("outcome %+v with %d rows", out, len(rows))

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -69,24 +68,7 @@ func TestClosedNapKeepsLatencyHonest(t *testing.T) {
 		time.Sleep(delay)
 		io.WriteString(w, "ok")
 	})
-	checkNapRows(t, compilePlan(t, fmt.Sprintf(`
-target "t" {
-  url         = "http://%s"
-  protocol    = "h2c"
-  connections = 4
-  max_streams = 16
-}
-endpoint "root" {
-  path = "/"
-}
-load {
-  model = "closed"
-  stage {
-    duration = "500ms"
-    users    = 64
-  }
-}
-`, h2srv.addr), nil), delay)
+	checkNapRows(t, compilePlan(t, h2cClosedPlan(h2srv.addr, 4, 16, 64), nil), delay)
 }
 
 func checkNapRows(t *testing.T, s *compile.Schedule, delay time.Duration) {

@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,26 +14,8 @@ import (
 // target opened, by the protocol they spoke, in the text, Markdown and
 // JSON reports.
 func TestReportShowsProtocols(t *testing.T) {
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "results.arrow"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := results.NewWriter(f, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write([]results.Row{{Slot: 0, Sent: 10, Latency: 1_000_000, Service: 900_000, Status: 200}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	meta := `{"engine": "loop", "protocols": {"web": {"http/1.1": 4, "h2": 2}, "api": {"h2c": 10}}}`
-	if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(meta), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeRows(t, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"}, []results.Row{{Slot: 0, Sent: 10, Latency: 1_000_000, Service: 900_000, Status: 200}},
+		`{"engine": "loop", "protocols": {"web": {"http/1.1": 4, "h2": 2}, "api": {"h2c": 10}}}`)
 	r, err := Build([]string{dir}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,31 +12,12 @@ import (
 // handshakes: the report sums the one and shows the other, and warns about
 // targets whose certificates were not verified.
 func TestReportShowsConnectTimeAndHandshakes(t *testing.T) {
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "results.arrow"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := results.NewWriter(f, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rows := []results.Row{
 		{Slot: 0, Scheduled: 0, Sent: 10, Latency: 5_000_000, Service: 4_000_000, Status: 200, Connect: 3_000_000},
 		{Slot: 1, Scheduled: 1_000_000, Sent: 1_000_010, Latency: 1_000_000, Service: 900_000, Status: 200},
 		{Slot: 2, Scheduled: 2_000_000, Sent: 2_000_010, Latency: 2_000_000, Service: 1_900_000, Status: 200, Connect: 1_000_000},
 	}
-	if err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	meta := `{"engine": "loop", "tls": {"handshakes": 2, "resumed": 1, "insecure_skip_verify": ["lab"]}}`
-	if err := os.WriteFile(filepath.Join(dir, "meta.json"), []byte(meta), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeRows(t, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"}, rows, `{"engine": "loop", "tls": {"handshakes": 2, "resumed": 1, "insecure_skip_verify": ["lab"]}}`)
 	r, err := Build([]string{dir}, Options{})
 	if err != nil {
 		t.Fatal(err)
