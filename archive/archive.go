@@ -186,7 +186,9 @@ func collect(dir string, by version.Info) ([]entry, error) {
 		return nil, fmt.Errorf("%s holds no readable %s: pass a run directory written by tressi apply (%w)", dir, resultsFile, err)
 	}
 	meta := r.Meta
-	r.Close()
+	if err := readWhole(r); err != nil {
+		return nil, fmt.Errorf("%s: %w; an archive is made of a run that verifies (tressi verify %s says what else differs)", resPath, err, dir)
+	}
 	tpPath := filepath.Join(dir, tplanFile)
 	tf, err := os.Open(tpPath)
 	if err != nil {
@@ -246,6 +248,24 @@ func collect(dir string, by version.Info) ([]entry, error) {
 	entries = append(entries, entry{name: VariablesFile, data: append(vj, '\n')}, entry{name: InfoFile, data: append(ij, '\n')})
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	return entries, nil
+}
+
+// readWhole reads every batch of r, so its checksums are checked, and
+// closes it: nil when the whole file is there and undamaged.
+func readWhole(r *results.Reader) error {
+	defer r.Close()
+	if err := r.Only(results.ColStatus); err != nil {
+		return err
+	}
+	for {
+		if _, ok := r.Next(); !ok {
+			break
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return r.Truncated // a file cut short, or damaged after its last good batch
 }
 
 // runMeta is the part of meta.json an archive records.

@@ -290,7 +290,8 @@ func copyDir(t *testing.T, src, dst string) {
 }
 
 // TestSwappedPlanAndDamagedBatchAreNoticed: report, verify and diff all
-// notice a plan.tplan from another schedule and a changed results batch.
+// notice a plan.tplan from another schedule and a changed results batch,
+// and archive refuses both, and a results file cut short.
 func TestSwappedPlanAndDamagedBatchAreNoticed(t *testing.T) {
 	url, _ := failingServer(t)
 	planPath := archivePlan(t)
@@ -355,6 +356,23 @@ func TestSwappedPlanAndDamagedBatchAreNoticed(t *testing.T) {
 		if !strings.Contains(out, "FAIL    results.arrow: results damaged") {
 			t.Fatalf("verify of a flip in %s:\n%s", c.what, out)
 		}
+		arc := filepath.Join(work, "damaged.tar.zst")
+		if code, _, errs := run(t, nil, "archive", damaged, "-o", arc); code != 1 || !strings.Contains(errs, "damaged") ||
+			!strings.Contains(errs, "tressi verify") {
+			t.Fatalf("archive of a flip in %s: exit %d\n%s", c.what, code, errs)
+		}
+		if _, err := os.Stat(arc); err == nil {
+			t.Fatalf("archive of a flip in %s left %s behind", c.what, arc)
+		}
+	}
+
+	// A results file cut short (the run was killed while writing) is not
+	// archived either.
+	cut := filepath.Join(work, "cut")
+	copyDir(t, runA, cut)
+	os.WriteFile(filepath.Join(cut, "results.arrow"), data[:len(data)-100], 0o644)
+	if code, _, errs := run(t, nil, "archive", cut, "-o", filepath.Join(work, "cut.tar.zst")); code != 1 || !strings.Contains(errs, "cut short") {
+		t.Fatalf("archive of a cut results file: exit %d\n%s", code, errs)
 	}
 }
 
