@@ -249,7 +249,7 @@ func (l *evloop) muxDecode(c *lconn, full bool) bool {
 	}
 	if !m.goAway && m.conn.GoingAway() {
 		m.goAway = true
-		l.sawGoAway(c.t, m.conn.ProcessedBeforeGoAway())
+		c.t.sawGoAway(m.conn.ProcessedBeforeGoAway(), m.conn.Started())
 	}
 	l.muxFill(c)
 	l.muxLater(c)
@@ -266,16 +266,18 @@ func (l *evloop) muxRetire(c *lconn) bool {
 	return c.fd < 0
 }
 
-// sawGoAway learns from a server that went away without an error after n
-// streams: when a second connection ends after the same n, the server
-// ends every connection so (nginx's keepalive_requests, 1000 by
-// default), and the streams a connection starts past n are never
-// processed. From then on t's connections start at most n streams each
+// sawGoAway learns from a server that went away without an error after
+// processing n of the started streams on a connection. When it left some
+// unprocessed, and a second connection ends so after the same n, the
+// server ends every connection so (nginx's keepalive_requests, 1000 by
+// default): from then on t's connections start at most n streams each,
 // and the next ones go out on a fresh connection, so none is lost to the
 // next GOAWAY. A server going away for other reasons (a restart, a
-// connection's age) does so after differing counts and teaches nothing.
-func (l *evloop) sawGoAway(t *ltarget, n int) {
-	if n == 0 || n == t.streamLimit {
+// connection's age) does so after differing counts and teaches nothing;
+// one closing idle connections (nginx's keepalive_timeout) leaves no
+// stream unprocessed, and is not looked at.
+func (t *ltarget) sawGoAway(n, started int) {
+	if n == 0 || n >= started || n == t.streamLimit {
 		return
 	}
 	if n != t.goAwayAfter {
