@@ -94,11 +94,12 @@ start_nginx_tls() {
     log "installing nginx-light and openssl with apt-get"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light openssl >/dev/null || return 1
   fi
-  local d="$OUT/nginx" port sport i
+  local d="$OUT/nginx" port h2port sport i
   mkdir -p "$d"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
     -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$d/key.pem" -out "$d/cert.pem" 2>/dev/null || return 1
   port="$(free_port)"
+  h2port="$(free_port)"
   sport="$(free_port)"
   cat >"$d/nginx.conf" <<EOF
 daemon off;
@@ -120,6 +121,12 @@ http {
     location / { return 200 "ok\n"; }
   }
   server {
+    listen 127.0.0.1:$h2port ssl http2;
+    ssl_certificate $d/cert.pem;
+    ssl_certificate_key $d/key.pem;
+    location / { return 200 "ok"; }
+  }
+  server {
     listen 127.0.0.1:$sport;
     location / { stub_status; }
   }
@@ -129,6 +136,7 @@ EOF
   NGINX_PID=$!
   trap 'stop_target; stop_nginx' EXIT
   HTTPS_URL="https://127.0.0.1:$port"
+  H2_URL="https://127.0.0.1:$h2port"
   NGINX_STATUS="http://127.0.0.1:$sport/"
   CA_FILE="$d/cert.pem"
   for i in $(seq 100); do
@@ -249,6 +257,44 @@ tressi_bigbody() {
   measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/bigbody.hcl" --quiet --out "$RUN/tressi" \
     --engine "$1" -var "base_url=$TARGET_URL" -var "rate=${BIG_RATE:-20}" -var "duration=$2s"
   tressi_p99
+}
+
+# HTTP/2 (bench/h2, bench/run j and k): H2_CONNS connections of
+# H2_STREAMS streams each, against $TARGET_URL. h2load's --rps is per
+# client, so the clients share RATE.
+tressi_h2closed() {
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/h2-closed.hcl" --quiet --out "$RUN/tressi" \
+    --var "base_url=$TARGET_URL" --var "users=$1" --var "duration=$2s" \
+    --var "connections=${H2_CONNS:-10}" --var "max_streams=${H2_STREAMS:-10}"
+  tressi_p99
+}
+tressi_h2open() {
+  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/h2-open.hcl" --quiet --out "$RUN/tressi" \
+    --var "base_url=$TARGET_URL" --var "rate=$1" --var "duration=$2s" \
+    --var "connections=${H2_CONNS:-10}" --var "max_streams=${H2_STREAMS:-10}"
+  tressi_p99
+}
+h2load_h2closed() {
+  measure h2load "$2" h2load -c "${H2_CONNS:-10}" -m "${H2_STREAMS:-10}" -D "$2" "$TARGET_URL/"
+  h2load_p99
+}
+h2load_h2open() {
+  measure h2load "$2" h2load -c "${H2_CONNS:-10}" -m "${H2_STREAMS:-10}" --rps "$(($1 / ${H2_CONNS:-10}))" -D "$2" "$TARGET_URL/"
+  h2load_p99
+}
+
+# h2load prints no percentiles: its "time for request" line gives min, max,
+# mean, sd; the p99 column reports the max (an upper bound) instead.
+h2load_p99() {
+  awk '$1 == "time" && $3 == "request:" {print $5}' "$RUN/h2load.out" | while read -r v; do to_ms "$v"; done
+}
+
+# ensure_h2load installs h2load (Debian's nghttp2-client) when missing;
+# 1 when it cannot.
+ensure_h2load() {
+  command -v h2load >/dev/null && return 0
+  log "installing nghttp2-client (h2load) with apt-get"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client >/dev/null && command -v h2load >/dev/null
 }
 
 # tressi_p99 reads the corrected p99 from the run's report.
