@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/tressi/tressi/report"
+	"github.com/tressi/tressi/results"
 )
 
 // failingServer answers 500 to the requests whose X-Slot header (the
@@ -364,6 +365,36 @@ func TestSwappedPlanAndDamagedBatchAreNoticed(t *testing.T) {
 		if _, err := os.Stat(arc); err == nil {
 			t.Fatalf("archive of a flip in %s left %s behind", c.what, arc)
 		}
+	}
+
+	// A damaged samples.arrow: report warns and leaves the samples out,
+	// verify fails naming it, archive refuses the run.
+	smp, _ := os.ReadFile(filepath.Join(runA, "samples.arrow"))
+	var badSamples []byte
+	for i := len(smp) / 2; i < len(smp) && badSamples == nil; i++ {
+		b := bytes.Clone(smp)
+		b[i] ^= 0x01
+		if _, err := results.ReadSamples(bytes.NewReader(b)); err != nil {
+			badSamples = b
+		}
+	}
+	if badSamples == nil {
+		t.Fatal("no flip in the second half of samples.arrow is noticed")
+	}
+	damagedSamples := filepath.Join(work, "damaged-samples")
+	copyDir(t, runA, damagedSamples)
+	os.WriteFile(filepath.Join(damagedSamples, "samples.arrow"), badSamples, 0o644)
+	if _, errs := mustRun(t, 0, "report", damagedSamples); !strings.Contains(errs, "samples") {
+		t.Fatalf("report of damaged samples says:\n%s", errs)
+	}
+	if out, _ := mustRun(t, 1, "verify", damagedSamples); !strings.Contains(out, "FAIL    samples.arrow:") {
+		t.Fatalf("verify of damaged samples:\n%s", out)
+	}
+	if code, _, errs := run(t, nil, "archive", damagedSamples, "-o", filepath.Join(work, "ds.tar.zst")); code != 1 || !strings.Contains(errs, "samples.arrow") {
+		t.Fatalf("archive of damaged samples: exit %d\n%s", code, errs)
+	}
+	if out, _ := mustRun(t, 0, "verify", runA); !strings.Contains(out, "ok      samples.arrow:") {
+		t.Fatalf("verify of the undamaged run does not check its samples:\n%s", out)
 	}
 
 	// A results file cut short (the run was killed while writing) is not

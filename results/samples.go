@@ -1,7 +1,9 @@
 package results
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,10 +40,46 @@ var sampleSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "detail", Type: arrow.BinaryTypes.String},
 }, nil)
 
-// WriteSamples writes samples as one Arrow IPC stream.
+// KeySamplesSum is the samples stream's schema metadata key holding a
+// CRC-32C (hex) of every sample's fields (samplesSum): a flipped byte in a
+// header, a body or an endpoint name that still decodes is noticed.
+// Other Arrow readers ignore it; files without it read as before.
+const KeySamplesSum = "tressi.samples_crc32c"
+
+// samplesSum is the CRC-32C of samples, field by field in a fixed order,
+// each string and byte field length-prefixed so no two differ only in
+// where one field ends.
+func samplesSum(samples []Sample) uint32 {
+	var c uint32
+	var num [binary.MaxVarintLen64]byte
+	field := func(b []byte) {
+		c = crc32.Update(c, castagnoli, num[:binary.PutUvarint(num[:], uint64(len(b)))])
+		c = crc32.Update(c, castagnoli, b)
+	}
+	for _, s := range samples {
+		field([]byte(s.Endpoint))
+		binary.LittleEndian.PutUint16(num[:2], s.Status)
+		c = crc32.Update(c, castagnoli, num[:2])
+		field([]byte(s.Error))
+		field([]byte(s.Detail))
+		field([]byte(s.Headers))
+		field(s.Body)
+		binary.LittleEndian.PutUint32(num[:4], s.BodySize)
+		c = crc32.Update(c, castagnoli, num[:4])
+	}
+	return c
+}
+
+// WriteSamples writes samples as one Arrow IPC stream, their checksum in
+// its schema's metadata.
 func WriteSamples(w io.Writer, samples []Sample) error {
+	meta := arrow.NewMetadata([]string{KeySamplesSum}, []string{formatSum(samplesSum(samples))})
+	return writeSamplesSchema(w, arrow.NewSchema(sampleSchema.Fields(), &meta), samples)
+}
+
+func writeSamplesSchema(w io.Writer, schema *arrow.Schema, samples []Sample) error {
 	mem := memory.DefaultAllocator
-	b := array.NewRecordBuilder(mem, sampleSchema)
+	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
 	for _, s := range samples {
 		b.Field(0).(*array.StringBuilder).Append(s.Endpoint)
@@ -54,7 +92,7 @@ func WriteSamples(w io.Writer, samples []Sample) error {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	iw := ipc.NewWriter(w, ipc.WithSchema(sampleSchema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	iw := ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	if err := iw.Write(rec); err != nil {
 		return fmt.Errorf("samples: %w", err)
 	}
@@ -112,6 +150,11 @@ func ReadSamples(r io.Reader) (out []Sample, err error) {
 	}
 	if err := rd.Err(); err != nil && err != io.EOF {
 		return out, fmt.Errorf("samples: %w", err)
+	}
+	if want, ok := rd.Schema().Metadata().GetValue(KeySamplesSum); ok {
+		if got := formatSum(samplesSum(out)); got != want {
+			return nil, fmt.Errorf("samples damaged: their CRC-32C is %s, recorded %q: the file was changed after it was written", got, want)
+		}
 	}
 	return out, nil
 }
