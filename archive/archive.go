@@ -189,13 +189,9 @@ func collect(dir string, by version.Info) ([]entry, error) {
 	if err := readWhole(r); err != nil {
 		return nil, fmt.Errorf("%s: %w; an archive is made of a run that verifies (tressi verify %s says what else differs)", resPath, err, dir)
 	}
-	if f, err := os.Open(filepath.Join(dir, samplesFile)); err == nil {
-		_, err = results.ReadSamples(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w; an archive is made of a run that verifies (tressi verify %s says what else differs)",
-				filepath.Join(dir, samplesFile), err, dir)
-		}
+	if _, _, err := readSamplesFile(filepath.Join(dir, samplesFile)); err != nil {
+		return nil, fmt.Errorf("%s: %w; an archive is made of a run that verifies (tressi verify %s says what else differs)",
+			filepath.Join(dir, samplesFile), err, dir)
 	}
 	tpPath := filepath.Join(dir, tplanFile)
 	tf, err := os.Open(tpPath)

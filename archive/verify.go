@@ -191,25 +191,32 @@ func verifyRun(v *Verification, dir, prefix string, src source, sources map[stri
 	checkSamples(v, filepath.Join(dir, samplesFile), prefix+samplesFile)
 }
 
-// checkSamples reads samples.arrow whole, so its checksum is checked; a
-// run without one (an older tressi, or a run stopped before it was
-// written) has nothing to check.
+// checkSamples checks samples.arrow as readSamplesFile does; a run
+// without one (an older tressi, or a run stopped before it was written)
+// has nothing to check.
 func checkSamples(v *Verification, path, name string) {
+	n, ok, err := readSamplesFile(path)
+	switch {
+	case err != nil:
+		v.add("FAIL", name, "%v", err)
+	case ok:
+		v.add("ok", name, "%d samples, read whole", n)
+	}
+}
+
+// readSamplesFile reads a samples file whole, so its checksum is checked:
+// how many samples it holds, and whether there is one.
+func readSamplesFile(path string) (n int, ok bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return
+		return 0, false, nil
 	}
 	if err != nil {
-		v.add("FAIL", name, "%v", err)
-		return
+		return 0, false, err
 	}
 	defer f.Close()
 	ss, err := results.ReadSamples(f)
-	if err != nil {
-		v.add("FAIL", name, "%v", err)
-		return
-	}
-	v.add("ok", name, "%d samples, read whole", len(ss))
+	return len(ss), true, err
 }
 
 // compareSources names each archived plan file or variable that differs

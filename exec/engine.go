@@ -150,7 +150,7 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 	}
 	if hasWebSocket(s) {
 		ws, err := webSocketEngine(ex)
-		if err != nil || !hasHTTP(s) {
+		if err != nil || firstHTTP(s) == nil {
 			return ws, err
 		}
 		// HTTP entries beside the sessions: the HTTP loop takes theirs.

@@ -79,18 +79,17 @@ type evloop struct {
 	// loop waits (see muxLater).
 	dirtyMuxes []*lconn
 	lingered   bool // the dirty muxes waited a round already
-	// closedModel: the loop runs closed-model users, and naps through
-	// their responses while many HTTP/2 streams are in flight (see
-	// napFor); latency is the running mean of its service latencies, and
-	// napIdle says the last nap brought nothing, so the next wait is on
-	// the sockets. muxes counts its open HTTP/2 connections, streams the
-	// streams in flight on them.
-	closedModel bool
-	latency     int64
-	napIdle     bool
-	muxes       int
-	streams     int
-	enc         h1Encoder // renders requests with holes, the way fasthttp sends them
+	// A closed-model loop naps through its responses while many HTTP/2
+	// streams are in flight (see napFor): latency is the running mean of
+	// the streams' service latencies, and napIdle says the last nap
+	// brought nothing, so the next wait is on the sockets. muxes counts
+	// the loop's open HTTP/2 connections, streams the streams in flight
+	// on them.
+	latency int64
+	napIdle bool
+	muxes   int
+	streams int
+	enc     h1Encoder // renders requests with holes, the way fasthttp sends them
 	// cipher is where a connection's transport reads the socket's bytes
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
@@ -264,7 +263,6 @@ func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
 	for _, l := range loops {
 		l.sink = ex.newSink()
 		l.closedUsers.session = session
-		l.closedModel = true
 		if stampsWanted(ex.s) {
 			l.useStamps()
 		}
@@ -333,7 +331,7 @@ func (l *evloop) poll(wake int64) {
 		case nap > 0:
 			rawSleep(min(timeout, nap))
 			timeout, napped = 0, true
-		case !l.closedModel:
+		case l.ex.s.Model == compile.Open:
 			rawSleep(timeout)
 			timeout = 0
 		}

@@ -114,7 +114,7 @@ const (
 // napFor is how long the loop naps before it reads, 0 when it waits on
 // its sockets instead.
 func (l *evloop) napFor() int64 {
-	if !l.closedModel || !l.rx.on || l.napIdle || l.streams < napBusy || l.streams < 2*l.muxes {
+	if !l.rx.on || l.napIdle || l.streams < napBusy || l.streams < 2*l.muxes || l.ex.s.Model != compile.Closed {
 		return 0
 	}
 	if nap := min(l.latency/napShare, napMost); nap >= napLeast {

@@ -532,7 +532,6 @@ func (l *evloop) fail(c *lconn, err error) {
 func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp *lresponse) {
 	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, resp.status, nil)
 	row.Connect = connect
-	l.latency += (done - sent - l.latency) / 16
 	if resp.sampled && l.sink.wantSample(&row) {
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}

@@ -222,6 +222,7 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 		return
 	}
 	l.recordAnswer(&j, sent, done, out, in, hj.connect, &hj.resp)
+	l.latency += (done - sent - l.latency) / 16 // the streams' mean, for napFor
 	m.release(idx)
 	l.jobDone(&j, done, true)
 }

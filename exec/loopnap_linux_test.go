@@ -36,7 +36,11 @@ func TestNapFor(t *testing.T) {
 		{"no receive stamps", true, false, false, 100, 10, 400 * us, 0},
 		{"the last nap found nothing", true, true, true, 100, 10, 400 * us, 0},
 	} {
-		l := &evloop{closedModel: tc.closed, napIdle: tc.idle, streams: tc.streams, muxes: tc.muxes, latency: tc.latency}
+		model := compile.Open
+		if tc.closed {
+			model = compile.Closed
+		}
+		l := &evloop{ex: &executor{s: &compile.Schedule{Model: model}}, napIdle: tc.idle, streams: tc.streams, muxes: tc.muxes, latency: tc.latency}
 		l.rx.on = tc.stamps
 		if got := l.napFor(); got != tc.want {
 			t.Errorf("%s: nap %v, want %v", tc.name, time.Duration(got), time.Duration(tc.want))

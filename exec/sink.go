@@ -15,6 +15,10 @@ type rowSink struct {
 	first int64 // when the oldest buffered row was added
 	stats *workerStats
 	seen  map[sampleKey]struct{} // keys this sink already offered
+	// last is the key wantSample was last asked about, in seen since
+	// (when hasLast): the usual next row, of the same kind, skips the map.
+	last    sampleKey
+	hasLast bool
 	// flushAt is the row count at which the buffer goes to the recorder.
 	flushAt int
 }
@@ -168,9 +172,14 @@ func (s *rowSink) flush() {
 
 // wantSample says whether r is the first of its (endpoint, status, error)
 // that any sender saw; the answer is yes once per key. The local map keeps
-// the shared map off the per-request path.
+// the shared map off the per-request path, the last key the local map off
+// the common case (one answer after another of the same kind).
 func (s *rowSink) wantSample(r *results.Row) bool {
 	key := sampleKey{r.Endpoint, r.Status, r.Error}
+	if s.hasLast && key == s.last {
+		return false
+	}
+	s.last, s.hasLast = key, true
 	if _, ok := s.seen[key]; ok {
 		return false
 	}

@@ -53,14 +53,15 @@ func hasWebSocket(s *compile.Schedule) bool {
 	return false
 }
 
-// hasHTTP says whether s has HTTP endpoints or HTTP scenarios that run.
-func hasHTTP(s *compile.Schedule) bool {
-	for _, e := range s.Entries {
-		if !e.WebSocket && e.Weight > 0 {
-			return true
+// firstHTTP is the first HTTP endpoint or HTTP scenario of s that runs,
+// nil when it has none.
+func firstHTTP(s *compile.Schedule) *compile.Entry {
+	for i := range s.Entries {
+		if e := &s.Entries[i]; !e.WebSocket && e.Weight > 0 {
+			return e
 		}
 	}
-	return false
+	return nil
 }
 
 // webSocketEngine checks what the WebSocket loop can run. In the open
@@ -69,12 +70,10 @@ func hasHTTP(s *compile.Schedule) bool {
 // after another, so there the plan holds one kind.
 func webSocketEngine(ex *executor) (*wsEngine, error) {
 	s := ex.s
-	for _, e := range s.Entries {
-		if !e.WebSocket && e.Weight > 0 && s.Model == compile.Closed {
-			return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios; a closed-model user runs one kind only. "+
-				"Make the load open (rate instead of users), where both kinds run side by side; or put HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) in the WebSocket scenario itself, as steps before its connect; "+
-				"or run the other HTTP load as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
-		}
+	if e := firstHTTP(s); e != nil && s.Model == compile.Closed {
+		return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios; a closed-model user runs one kind only. "+
+			"Make the load open (rate instead of users), where both kinds run side by side; or put HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) in the WebSocket scenario itself, as steps before its connect; "+
+			"or run the other HTTP load as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
 	}
 	for _, e := range s.Entries {
 		if !e.WebSocket {

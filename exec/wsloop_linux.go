@@ -50,10 +50,7 @@ type wsLoop struct {
 	due     []wsTimer   // the timers being fired
 	block   []wsSession // sessions allocated and not used yet
 	halt    wsHalt      // whether sending stops, as of the last wake-up
-	// lastSampled is a kind of row sampled already (when sampled is set).
-	lastSampled sampleKey
-	sampled     bool
-	touched     uintptr // what touch read (kept, so the reads are not dropped)
+	touched uintptr     // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
 	// open model does (runOpen): rxs reads them with the kernel's receive
@@ -821,7 +818,7 @@ func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []by
 		s.failed = true
 		l.sink.stats.failed.Add(1)
 	}
-	if st.req != nil && l.wantSample(&row) {
+	if st.req != nil && l.sink.wantSample(&row) {
 		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
 	}
 	l.sink.keep(row, l.now)
@@ -859,21 +856,6 @@ func (l *wsLoop) frames(s *wsSession, b []byte) bool {
 		}
 	}
 	return true
-}
-
-// wantSample is the sink's wantSample, with the last kind of row found
-// sampled already remembered: the common case, one answer after another of
-// the same step and status, skips the sink's map.
-func (l *wsLoop) wantSample(r *results.Row) bool {
-	key := sampleKey{r.Endpoint, r.Status, r.Error}
-	if l.sampled && key == l.lastSampled {
-		return false
-	}
-	if l.sink.wantSample(r) {
-		return true
-	}
-	l.lastSampled, l.sampled = key, true
-	return false
 }
 
 func (l *wsLoop) maskKey() [4]byte {

@@ -209,7 +209,7 @@ func (c *Conn) Started() int { return int(c.nextID-1) / 2 }
 // started past it are never processed.
 func (c *Conn) Limit(n int) { c.limit = uint32(n) }
 
-func (c *Conn) atLimit() bool { return c.limit > 0 && (c.nextID-1)/2 >= c.limit }
+func (c *Conn) atLimit() bool { return c.limit > 0 && c.Started() >= int(c.limit) }
 
 // ProcessedBeforeGoAway is how many streams the server's GOAWAY without an
 // error said it processed (the stream ids up to its last one), 0 when the

@@ -82,24 +82,18 @@ func (r *Reader) checkTaken(rec arrow.RecordBatch, bc batchCheck, seq uint64) er
 	for _, m := range msgs[:len(msgs)-1] {
 		pending = messageSum(pending, m)
 	}
-	switch {
-	case bc.hasStream:
+	var dicts [2][]string
+	if bc.hasStream {
 		g.pending = 0
-		var dicts [2][]string
 		for i, col := range [2]int{r.cols[1], r.cols[7]} {
 			if d, ok := rec.Column(col).(*array.Dictionary); ok {
 				dicts[i] = dictNames(d)
 			}
 		}
-		if bc.seq != seq {
-			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, seq, bc.seq)
-		}
-		return checkStream(pending, last, r.Meta.ScheduleHash, seq, int(rec.NumRows()), dicts)
-	case r.streamed && seq > 0:
-		return fmt.Errorf("%w: batch %d has no %s, which every batch after the first of this file carries", ErrChecksum, seq, KeyStreamSum)
+	} else {
+		g.pending = messageSum(pending, last) // the next stream checksum covers it
 	}
-	g.pending = messageSum(pending, last)
-	return nil
+	return bc.checkStreamed(r.streamed, pending, last, r.Meta.ScheduleHash, seq, int(rec.NumRows()), dicts)
 }
 
 func dictNames(d *array.Dictionary) []string {

@@ -113,11 +113,20 @@ var ErrChecksum = fmt.Errorf("a batch does not match its checksum")
 // check compares a batch read back with its recorded checksum; want is the
 // sequence number the batch must have (its place in the stream).
 func (bc batchCheck) check(hash string, want uint64, rows int, cols *[10][]byte, endpoints, errs []string, extra ...[]byte) error {
-	if bc.seq != want {
-		return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, want, bc.seq)
+	if err := bc.checkSeq(want); err != nil {
+		return err
 	}
 	if got := batchSum(hash, want, rows, cols, endpoints, errs, extra...); got != bc.sum {
 		return fmt.Errorf("%w: batch %d (%d rows) has CRC-32C %08x, recorded %08x: the file was changed after it was written", ErrChecksum, want, rows, got, bc.sum)
+	}
+	return nil
+}
+
+// checkSeq says whether the batch's recorded sequence number is want, its
+// place in the stream.
+func (bc batchCheck) checkSeq(want uint64) error {
+	if bc.seq != want {
+		return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, want, bc.seq)
 	}
 	return nil
 }

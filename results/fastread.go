@@ -261,21 +261,12 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		return fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)
 	}
 	dicts := [2][]string{job.endpoints, job.errs}
-	switch {
-	case bc.hasStream:
-		if bc.seq != job.seq {
-			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, job.seq, bc.seq)
-		}
-		if err := checkStream(job.pending, job.msg, s.hash, job.seq, n, dicts); err != nil {
+	if err := bc.checkStreamed(s.streamed, job.pending, job.msg, s.hash, job.seq, n, dicts); err != nil {
+		return err
+	}
+	if bc.hasBody && !bc.hasStream { // an older file's body checksum
+		if err := bc.checkSeq(job.seq); err != nil {
 			return err
-		}
-	case s.streamed && job.seq > 0:
-		// The file says its batches carry stream checksums; only the
-		// empty first batch, which the next one covers, may lack one.
-		return fmt.Errorf("%w: batch %d has no %s, which every batch after the first of this file carries", ErrChecksum, job.seq, KeyStreamSum)
-	case bc.hasBody:
-		if bc.seq != job.seq {
-			return fmt.Errorf("%w: batch %d says it is batch %d of its run (batches lost, repeated or moved)", ErrChecksum, job.seq, bc.seq)
 		}
 		if err := checkBody(bc.body, s.hash, job.seq, n, rb.rawNodes, rb.rawBuffers, rb.codec, dicts, body); err != nil {
 			return err

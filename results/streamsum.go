@@ -83,3 +83,21 @@ func checkStream(pending uint32, m rawMessage, hash string, seq uint64, rows int
 	}
 	return nil
 }
+
+// checkStreamed applies the stream checksum to batch seq, message m, as
+// both readers (the fast one and arrow-go's) must: a batch that carries one
+// is checked against it; in a file that promises them (streamed) every
+// batch after the empty first one, which the next covers, must carry one.
+// pending covers what came before m.
+func (bc batchCheck) checkStreamed(streamed bool, pending uint32, m rawMessage, hash string, seq uint64, rows int, dicts [2][]string) error {
+	switch {
+	case bc.hasStream:
+		if err := bc.checkSeq(seq); err != nil {
+			return err
+		}
+		return checkStream(pending, m, hash, seq, rows, dicts)
+	case streamed && seq > 0:
+		return fmt.Errorf("%w: batch %d has no %s, which every batch after the first of this file carries", ErrChecksum, seq, KeyStreamSum)
+	}
+	return nil
+}
