@@ -101,20 +101,7 @@ func TestOldFilesWithoutChecksumsStillRead(t *testing.T) {
 
 func writeRowsWithoutChecksums(t *testing.T, rows []Row, batch int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := newWriter(&buf, testMeta, []string{"home", "create", "s.login"}, noChecksums)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(rows); i += batch {
-		if err := w.Write(rows[i:min(i+batch, len(rows))]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return writeRowsAs(t, rows, batch, noChecksums)
 }
 
 // TestArrowPathChecksBatchesToo: a tressi file read through arrow-go (as

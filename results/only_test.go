@@ -145,20 +145,7 @@ func bodyOffsets(t *testing.T, data []byte) []int {
 // column that was not asked for.
 func TestOnlyReadsOlderFilesWhole(t *testing.T) {
 	rows := randomRows(300, 6)
-	var buf bytes.Buffer
-	w, err := newWriter(&buf, testMeta, []string{"home", "create", "s.login"}, contentChecksums)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(rows); i += 100 {
-		if err := w.Write(rows[i : i+100]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := writeRowsAs(t, rows, 100, contentChecksums)
 	got, r, damaged := readLatency(data)
 	if damaged || !slices.Equal(got, latencies(rows)) || r.Unchecked != 0 {
 		t.Fatalf("clean older file: damaged %v, %d latencies, %d unchecked", damaged, len(got), r.Unchecked)

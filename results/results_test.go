@@ -37,8 +37,15 @@ func randomRows(n int, seed uint64) []Row {
 
 func writeRows(t testing.TB, rows []Row, batch int) []byte {
 	t.Helper()
+	return writeRowsAs(t, rows, batch, streamChecksums)
+}
+
+// writeRowsAs writes rows in batches of batch with the checksums of
+// format (current, or an older tressi's).
+func writeRowsAs(t testing.TB, rows []Row, batch int, format checksumFormat) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testMeta, []string{"home", "create", "s.login"})
+	w, err := newWriter(&buf, testMeta, []string{"home", "create", "s.login"}, format)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,20 +180,7 @@ func TestArrowPathChecksStreamChecksums(t *testing.T) {
 // column Only leaves out is still caught by their body checksum.
 func TestBodyChecksumFilesStillRead(t *testing.T) {
 	rows := randomRows(300, 10)
-	var buf bytes.Buffer
-	w, err := newWriter(&buf, testMeta, []string{"home", "create", "s.login"}, bodyChecksums)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(rows); i += 100 {
-		if err := w.Write(rows[i : i+100]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := writeRowsAs(t, rows, 100, bodyChecksums)
 	if bytes.Contains(data, []byte(KeyStreamSum)) || bytes.Contains(data, []byte(KeyChecksums)) {
 		t.Fatal("the older format was written with stream checksums")
 	}
