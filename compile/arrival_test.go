@@ -152,13 +152,29 @@ func TestArrivalProperties(t *testing.T) {
 					atEnd++
 				}
 			}
+			// Arrival x is due where N first reaches x: those with x < cum
+			// are due before the end; the one with x = cum (a whole cum)
+			// may be too, when N reached cum before a stage of rate 0.
 			want := min(int(math.Ceil(cum-1e-6)), len(slots))
-			if want < n || want > n+atEnd {
+			most := min(int(math.Floor(cum+1e-6))+1, len(slots))
+			if want > n+atEnd || n > most {
 				t.Fatalf("%d slots before %d ns, want %d (cum %v)", n, end, want, cum)
 			}
 			start = end
 		}
 	})
+}
+
+// Arrival 5 of 0.25/s for 20 s is due at 20 s, where N reaches 5, though
+// two stages of rate 0 follow: it is due before their end, and the next
+// one waits for the rate to rise again (rapid found this shape).
+func TestArrivalBeforeAStageOfRateZero(t *testing.T) {
+	s := mustCompile(t, openPlan(t, []plan.Stage{constant(20*time.Second, 0.25), constant(time.Millisecond, 0),
+		constant(time.Millisecond, 0), constant(120*time.Millisecond, 8.375)}, 1))
+	got := dues(allSlots(s))
+	if len(got) != 6 || got[5] != int64(20*time.Second) {
+		t.Fatalf("dues %v: want 6, the last at 20 s", got)
+	}
 }
 
 func TestPoissonIsSeeded(t *testing.T) {
