@@ -773,6 +773,7 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 			l.sink.append(row)
 			l.sink.stats.done.Add(1)
 			l.sink.stats.failed.Add(1)
+			s.i, s.j = s.prog.connect, 1 // the connect's row is the one just written
 			l.restRows(s, results.WSClosed)
 			l.endSession(s)
 			return false
