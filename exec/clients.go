@@ -121,7 +121,7 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		// skips its own for a conn with a Handshake method); TLSConfig is
 		// set for what else fasthttp reads from it. Plain connections leave
 		// the timeouts unset, since every request is sent with DoTimeout,
-		// whose deadline (the request's start plus the same timeout) is
+		// whose deadline (the request's due instant plus the same timeout) is
 		// always the earlier one: setting them only cost two clock reads
 		// per request.
 		hc.WriteTimeout = timeout
