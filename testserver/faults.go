@@ -22,6 +22,8 @@ var (
 	pathWSExtension    = []byte("/fault/ws/extension")
 	pathWSClose        = []byte("/fault/ws/close")
 	pathWSRSV1         = []byte("/fault/ws/rsv1")
+	pathWSUTF8         = []byte("/fault/ws/utf8")
+	pathWSBigPing      = []byte("/fault/ws/bigping")
 	unsolicitedAnswer  = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 12\r\n\r\nunsolicited\n")
 	solicitedAnswer    = []byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
 	unsolicitedPause   = time.Millisecond
@@ -39,7 +41,11 @@ func (s *Server) fault(ctx *fasthttp.RequestCtx, path []byte) {
 	case bytes.Equal(path, pathWSClose):
 		s.wsCloseFault(ctx)
 	case bytes.Equal(path, pathWSRSV1):
-		s.upgrade(ctx, wsRSV1{}, nil)
+		s.upgrade(ctx, wsBadFrame{"rsv1"}, nil)
+	case bytes.Equal(path, pathWSUTF8):
+		s.upgrade(ctx, wsBadFrame{"utf8"}, nil)
+	case bytes.Equal(path, pathWSBigPing):
+		s.upgrade(ctx, wsBadFrame{"bigping"}, nil)
 	default:
 		ctx.Error("no such fault\n", fasthttp.StatusNotFound)
 	}
@@ -132,20 +138,29 @@ type wsCloser struct {
 func (h wsCloser) message(c *wsConn, _ ws.Opcode, _ []byte) { c.close(h.code, h.reason) }
 func (wsCloser) gone(*wsConn)                               {}
 
-// wsRSV1 answers every message with a frame whose RSV1 bit is set, which
-// only a negotiated extension may set (none was).
-type wsRSV1 struct{}
+// wsBadFrame answers every message with a frame that breaks RFC 6455:
+// rsv1, the message back with the RSV1 bit set, which only a negotiated
+// extension may set (none was); utf8, a text frame that is not UTF-8;
+// bigping, a ping of 126 bytes (control frames carry at most 125).
+type wsBadFrame struct{ kind string }
 
-func (wsRSV1) message(c *wsConn, op ws.Opcode, p []byte) {
+func (h wsBadFrame) message(c *wsConn, op ws.Opcode, p []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return
 	}
-	c.wbuf = ws.AppendFrame(c.wbuf[:0], op, true, p, false, [4]byte{})
-	c.wbuf[0] |= 0x40 // RSV1
+	switch h.kind {
+	case "rsv1":
+		c.wbuf = ws.AppendFrame(c.wbuf[:0], op, true, p, false, [4]byte{})
+		c.wbuf[0] |= 0x40
+	case "utf8":
+		c.wbuf = ws.AppendFrame(c.wbuf[:0], ws.OpText, true, []byte{'m', 0xff, 0xfe}, false, [4]byte{})
+	default: // bigping
+		c.wbuf = ws.AppendFrame(c.wbuf[:0], ws.OpPing, true, bytes.Repeat([]byte{'p'}, ws.MaxControlPayload+1), false, [4]byte{})
+	}
 	c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	c.conn.Write(c.wbuf)
 }
 
-func (wsRSV1) gone(*wsConn) {}
+func (wsBadFrame) gone(*wsConn) {}
