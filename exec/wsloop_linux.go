@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -588,9 +589,13 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.frame = l.frame[:0]
 	l.frame = append(l.frame, "GET "...)
 	l.frame = st.req.spec.URI.Append(l.frame, vals)
-	l.frame = append(l.frame, " HTTP/1.1\r\nHost: "...)
-	l.frame = append(l.frame, s.t.host...)
-	l.frame = append(l.frame, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
+	l.frame = append(l.frame, " HTTP/1.1\r\n"...)
+	if !namesHost(st.req.spec.Headers) { // the plan's Host, a virtual host, goes out with the headers below
+		l.frame = append(l.frame, "Host: "...)
+		l.frame = append(l.frame, s.t.host...)
+		l.frame = append(l.frame, "\r\n"...)
+	}
+	l.frame = append(l.frame, "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
 	l.frame = append(l.frame, s.key[:]...)
 	l.frame = append(l.frame, "\r\n"...)
 	if p := st.spec.WebSocket.Subprotocols; len(p) > 0 {
@@ -615,6 +620,16 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.setOut(s, false)
 	l.write(s, l.frame)
 	l.setTimer(s, s.upgradeEnd())
+}
+
+// namesHost says whether a plan's headers set Host themselves.
+func namesHost(headers []compile.HeaderSplice) bool {
+	for i := range headers {
+		if strings.EqualFold(headers[i].Name, "host") {
+			return true
+		}
+	}
+	return false
 }
 
 // upgradeEnd is when the upgrade's answer is late: the connect step's
