@@ -786,6 +786,7 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
 			}
 			l.sink.append(row)
+			l.sink.stats.sent.Add(1)
 			l.sink.stats.done.Add(1)
 			l.sink.stats.failed.Add(1)
 			l.restRows(s, results.WSClosed)
@@ -824,6 +825,9 @@ func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
 // so a report shows what the server said when it refused (Tinode's ctrl
 // text: "permission denied", "must attach first").
 func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Sent >= 0 { // the live line's "sent", as the HTTP rows count it
+		l.sink.stats.sent.Add(1)
+	}
 	if row.Error.NotRequest() { // no request: out of the live figures
 		l.sink.keep(row, l.now)
 		return
