@@ -9,6 +9,7 @@ import (
 // recorder's goroutine, off the send path; the figures no row carries it
 // reads through Gauges, from any goroutine, whenever it likes.
 type LiveRun struct {
+	RunID string    // as meta.json will say it
 	Start time.Time // wall clock of the run's instant zero
 	// Endpoints are the names row.Endpoint indexes.
 	Endpoints []string
@@ -33,8 +34,8 @@ type Gauges struct {
 
 // liveRun is the LiveRun of a started run. Options.Started gets it once the
 // engine started: the senders' counters are fixed by then.
-func (ex *executor) liveRun(start time.Time, endpoints []string) LiveRun {
-	return LiveRun{Start: start, Endpoints: endpoints, Gauges: ex.gauges}
+func (ex *executor) liveRun(runID string, start time.Time, endpoints []string) LiveRun {
+	return LiveRun{RunID: runID, Start: start, Endpoints: endpoints, Gauges: ex.gauges}
 }
 
 func (ex *executor) gauges() Gauges {

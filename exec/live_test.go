@@ -44,8 +44,8 @@ func TestStartedGauges(t *testing.T) {
 	if live.Gauges == nil || len(live.Endpoints) != 1 || live.Endpoints[0] != s.Requests[0].Name {
 		t.Fatalf("live run %+v, want the endpoint %q", live, s.Requests[0].Name)
 	}
-	if !live.Start.Equal(out.Start) {
-		t.Fatalf("live start %v, outcome start %v", live.Start, out.Start)
+	if live.RunID != out.RunID || !live.Start.Equal(out.Start) {
+		t.Fatalf("live run %s from %v, outcome %s from %v", live.RunID, live.Start, out.RunID, out.Start)
 	}
 	end := live.Gauges()
 	if end.Sent != out.Sent || end.Done != out.Requests || end.Failed != out.Requests-out.OK {

@@ -284,7 +284,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return nil, err
 	}
 	if opt.Started != nil {
-		opt.Started(ex.liveRun(out.Start, names))
+		opt.Started(ex.liveRun(out.RunID, out.Start, names))
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
 	monStop := make(chan struct{})
