@@ -42,6 +42,7 @@ func newApply(e *env) *cobra.Command {
 		// late it may reach --start-at.
 		expectHash     string
 		startTolerance time.Duration
+		lf             liveFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE.tplan or ARCHIVE or PATH]",
@@ -105,7 +106,7 @@ func newApply(e *env) *cobra.Command {
 				}
 				defer stop()
 			}
-			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet})
+			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet, live: &lf})
 		},
 	}
 	f.bind(cmd)
@@ -119,6 +120,7 @@ func newApply(e *env) *cobra.Command {
 	fl.DurationVar(&startTolerance, "start-tolerance", exec.DefaultStartTolerance, "refuse to run when --start-at has passed by more than this")
 	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
 		"fasthttp (TLS, scenarios); default: loop wherever it can run the plan")
+	lf.bind(fl)
 	// A developer's flag: profile the executor on a real run.
 	fl.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fl.MarkHidden("cpuprofile")
@@ -319,8 +321,11 @@ func catchSignals(e *env) (<-chan struct{}, func()) {
 	return interrupt, func() { signal.Stop(sig); close(done) }
 }
 
-// runOutput says what a run prints.
-type runOutput struct{ json, quiet bool }
+// runOutput says what a run prints, and which live views it serves.
+type runOutput struct {
+	json, quiet bool
+	live        *liveFlags
+}
 
 // runAndReport runs s, prints its report and turns the outcome into the
 // exit code: apply's and demo's common end.
@@ -341,8 +346,14 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
+	lv, err := startLive(e, s, &opt, out.live)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer lv.close(interrupt) // after the summary is out
 
 	o, err := exec.Run(context.Background(), s, opt)
+	lv.finish()
 	if err != nil {
 		code := runErrorCode(err)                                              // a RecordError (disk full) is an internal error, at any time
 		return withCode(code, fmt.Errorf("%s", s.Secrets.String(err.Error()))) // a dial error names the host
