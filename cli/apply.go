@@ -277,7 +277,13 @@ func commandLine(cmd *cobra.Command, args []string, vars []plan.VarArg, sensitiv
 	parts := []string{"tressi", cmd.Name()}
 	parts = append(parts, args...)
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if fl.Name != "var" && fl.Name != "var-file" {
+		switch fl.Name {
+		case "var", "var-file":
+		case "remote-write-header": // credentials: never written down
+			parts = append(parts, "--"+fl.Name+"=(sensitive)")
+		case "remote-write":
+			parts = append(parts, "--"+fl.Name+"="+redactURL(fl.Value.String()))
+		default:
 			parts = append(parts, "--"+fl.Name+"="+fl.Value.String())
 		}
 	})

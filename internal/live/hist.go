@@ -40,9 +40,9 @@ func bucketOf(v int64) int32 {
 	return int32(b<<(subBucketLog-1) + int(v>>b))
 }
 
-// upperEdge is the largest value bucket i holds: what a quantile reports,
+// UpperEdge is the largest value bucket i holds: what a quantile reports,
 // as the report's histograms do.
-func upperEdge(i int32) int64 {
+func UpperEdge(i int32) int64 {
 	if i < 1<<subBucketLog {
 		return int64(i)
 	}
@@ -111,10 +111,10 @@ func (h *Hist) Quantile(q float64) int64 {
 	for k, n := range h.N {
 		seen += n
 		if seen >= rank {
-			return upperEdge(h.Idx[k])
+			return UpperEdge(h.Idx[k])
 		}
 	}
-	return upperEdge(h.Idx[len(h.Idx)-1])
+	return UpperEdge(h.Idx[len(h.Idx)-1])
 }
 
 // Percentiles is the distribution as the report's latency_ms gives it:
