@@ -46,7 +46,7 @@ target "local" {
 }
 endpoint "home" {
   path   = "/"
-  weight = 3
+  weight = 2
 }
 endpoint "missing" {
   path = "/status/404"

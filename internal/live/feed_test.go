@@ -65,7 +65,7 @@ func compilePlan(t *testing.T, src string) *compile.Schedule {
 
 // runWithFeed runs s with a feed watching and returns the feed and the
 // run directory.
-func runWithFeed(t *testing.T, s *compile.Schedule) (*Feed, string) {
+func runWithFeed(t *testing.T, s *compile.Schedule) (*Feed, *exec.Outcome) {
 	t.Helper()
 	feed := NewFeed(RunInfo{Plan: s.Name, Shard: "0/1", PlannedNs: int64(s.Duration)})
 	stop := make(chan struct{})
@@ -77,14 +77,13 @@ func runWithFeed(t *testing.T, s *compile.Schedule) (*Feed, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed.SetRunID(out.RunID)
 	close(stop)
 	select {
 	case <-feed.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the feed did not end after the run")
 	}
-	return feed, dir
+	return feed, out
 }
 
 // What the live view reports at the end equals what the report computes
@@ -94,8 +93,8 @@ func TestFeedEqualsReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed, dir := runWithFeed(t, compilePlan(t, fmt.Sprintf(mixedPlan, addr)))
-	rep, err := report.Build([]string{dir}, report.Options{})
+	feed, out := runWithFeed(t, compilePlan(t, fmt.Sprintf(mixedPlan, addr)))
+	rep, err := report.Build([]string{out.Dir}, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +145,7 @@ func TestFeedEqualsReport(t *testing.T) {
 				sec.T, iv.Completed(), iv.Errors(), ms(lat.Quantile(0.5)), ms(lat.Quantile(0.99)), sec)
 		}
 	}
-	if run := feed.View().Run(); run.State != StateEnded || run.RunID == "" {
+	if run := feed.View().Run(); run.State != StateEnded || run.RunID != out.RunID {
 		t.Fatalf("the view's run at the end: %+v", run)
 	}
 }

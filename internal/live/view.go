@@ -147,6 +147,13 @@ func (v *View) Totals() Totals {
 	return v.totals
 }
 
+// Width is the view's interval width in ns; 0 before any update.
+func (v *View) Width() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.width
+}
+
 // Run is the view's run.
 func (v *View) Run() RunInfo {
 	v.mu.Lock()
