@@ -168,6 +168,18 @@ func TestRemoteWriteToPrometheus(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) < 2 {
 		t.Fatalf("prometheus has %v, the report %v", got, want)
 	}
+	// Every query of the Grafana dashboard is PromQL this Prometheus takes.
+	var dash struct{ Panels []struct{ Targets []struct{ Expr string } } }
+	b, err := os.ReadFile("../examples/grafana/tressi-live.json")
+	if err != nil || json.Unmarshal(b, &dash) != nil {
+		t.Fatalf("reading the Grafana dashboard: %v", err)
+	}
+	vars := strings.NewReplacer("$plan", "live", "$run_id", rep.Run.RunID, "$__rate_interval", "1m")
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			prom.query(vars.Replace(tg.Expr)) // fails the test unless Prometheus says success
+		}
+	}
 	if now := prom.query(sel); len(now) != 0 {
 		t.Errorf("the series did not end with stale markers: %v", now)
 	}
