@@ -169,7 +169,9 @@ func TestRemoteWriteToPrometheus(t *testing.T) {
 		t.Fatalf("prometheus has %v, the report %v", got, want)
 	}
 	// Every query of the Grafana dashboard is PromQL this Prometheus takes.
-	var dash struct{ Panels []struct{ Targets []struct{ Expr string } } }
+	var dash struct {
+		Panels []struct{ Targets []struct{ Expr string } }
+	}
 	b, err := os.ReadFile("../examples/grafana/tressi-live.json")
 	if err != nil || json.Unmarshal(b, &dash) != nil {
 		t.Fatalf("reading the Grafana dashboard: %v", err)
