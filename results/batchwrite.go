@@ -41,7 +41,8 @@ type columnCodec uint8
 const (
 	// codecMatches is zstd with its match finder at its default level:
 	// for columns whose values climb with some noise (sent instants),
-	// where it makes the column a third smaller than the fastest level.
+	// where it makes the column up to a fifth smaller than the fastest
+	// level.
 	codecMatches columnCodec = iota
 	// codecFastMatches is zstd's fastest level: for columns whose values
 	// climb steadily (slots, due instants), where its longer, fewer
@@ -49,8 +50,8 @@ const (
 	// decode up to 2.5 times faster.
 	codecFastMatches
 	// codecWeighed is the smaller of zstd's fastest level and a frame of
-	// Huffman-coded literals alone (zstdlit.go), with a handicap
-	// (literalHandicap): for columns that are spread out in some runs
+	// Huffman-coded literals alone (zstdlit.go), with a handicap (see
+	// literalHandicap): for columns that are spread out in some runs
 	// (random sizes) and repeat in others (a server's one status and
 	// size).
 	codecWeighed
@@ -69,13 +70,20 @@ var columnCodecs = [numColumns]columnCodec{
 	colBytesOut: codecWeighed, colBytesIn: codecWeighed, colConnect: codecWeighed,
 }
 
-// literalHandicap: decoding a match costs about what decoding eight bytes
-// of literals does, so on spread-out values the literal frame, a few
-// percent larger, decodes twice as fast; on values that repeat, matches
-// make the column a quarter to all of its size smaller. A weighed column
-// keeps its matches only where they save at least this share of the
-// literal frame.
-const literalHandicap = 0.10
+// Decoding a match costs about what decoding eight bytes of literals does,
+// so on spread-out values the literal frame, somewhat larger, decodes
+// twice as fast; on values that repeat or climb, matches make the column a
+// fifth to all of its size smaller. A weighed column keeps its matches only
+// where they save at least literalHandicap of the literal frame and at
+// least a byte per matchRowsPerByte rows: the latencies of a steady server
+// (a fifth smaller with matches) and a server's one status (nothing left of
+// it) keep them, the spread-out latencies and statuses of the synthetic
+// runs bench/reports reads (a tenth smaller, a tenth of a byte a row) stay
+// literals.
+const (
+	literalHandicap  = 0.15
+	matchRowsPerByte = 8
+)
 
 // KeyBodySum is the batch metadata key of the body checksum (bodySum),
 // which batches written before the stream checksum (streamsum.go) carry.
@@ -111,7 +119,7 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, 0)
 		start := len(e.body)
-		e.body = e.appendColumn(e.body, columnCodecs[ids[i]], col)
+		e.body = e.appendColumn(e.body, columnCodecs[ids[i]], rows, col)
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(start))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)-start))
 		for len(e.body)%8 != 0 {
@@ -155,7 +163,7 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 // appendColumn appends one column's compressed buffer, its uncompressed
 // length first, or the values as they are when compression does not pay,
 // which the format marks with an uncompressed length of -1.
-func (e *batchEncoder) appendColumn(dst []byte, codec columnCodec, col []byte) []byte {
+func (e *batchEncoder) appendColumn(dst []byte, codec columnCodec, rows int, col []byte) []byte {
 	start := len(dst)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(col)))
 	switch codec {
@@ -171,7 +179,8 @@ func (e *batchEncoder) appendColumn(dst []byte, codec columnCodec, col []byte) [
 			level = 0
 		}
 		e.scratch = e.zstd[level].EncodeAll(col, e.scratch[:0])
-		if float64(len(e.scratch)) <= (1-literalHandicap)*float64(literal) {
+		saved := literal - len(e.scratch)
+		if float64(saved) >= literalHandicap*float64(literal) && saved*matchRowsPerByte >= rows {
 			dst = append(dst[:start+8], e.scratch...)
 		}
 	}
