@@ -16,7 +16,9 @@ import (
 // verify checks that every slot holds the rows its schedule says it
 // stands for, not only that every slot is there: a session slot with one
 // row too many (a refused WebSocket upgrade once wrote its connect row
-// twice) or one too few fails, naming the slot; the run as written passes.
+// twice) or one too few fails, naming the slot, and the report warns
+// naming it; the run as written passes, and its report has no such
+// warning.
 func TestVerifyCountsRowsPerSlot(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -54,6 +56,9 @@ load {
 	if !strings.Contains(stdout, "every slot holds the rows its schedule says it stands for") {
 		t.Fatalf("verify of the run as written:\n%s", stdout)
 	}
+	if w := reportJSON(t, dir).Summary.Warnings; strings.Contains(strings.Join(w, "\n"), "stands for") {
+		t.Fatalf("the report of the run as written warns: %q", w)
+	}
 
 	rows, meta, names := readAllRows(t, filepath.Join(dir, exec.ResultsFile))
 	session := -1 // a row of a session slot
@@ -83,6 +88,10 @@ load {
 			stdout, _ := mustRun(t, ExitInvalid, "verify", bad)
 			if !strings.Contains(stdout, c.want) || !strings.Contains(stdout, "is NOT verified") {
 				t.Fatalf("verify says:\n%s\nwant it to name %q", stdout, c.want)
+			}
+			rep := reportJSON(t, bad)
+			if !strings.Contains(strings.Join(rep.Summary.Warnings, "\n"), c.want) {
+				t.Fatalf("the report's warnings %q do not name %q", rep.Summary.Warnings, c.want)
 			}
 		})
 	}
