@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -594,9 +595,13 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.frame = l.frame[:0]
 	l.frame = append(l.frame, "GET "...)
 	l.frame = st.req.spec.URI.Append(l.frame, vals)
-	l.frame = append(l.frame, " HTTP/1.1\r\nHost: "...)
-	l.frame = append(l.frame, s.t.host...)
-	l.frame = append(l.frame, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
+	l.frame = append(l.frame, " HTTP/1.1\r\n"...)
+	if !namesHost(st.req.spec.Headers) { // the plan's Host, a virtual host, goes out with the headers below
+		l.frame = append(l.frame, "Host: "...)
+		l.frame = append(l.frame, s.t.host...)
+		l.frame = append(l.frame, "\r\n"...)
+	}
+	l.frame = append(l.frame, "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
 	l.frame = append(l.frame, s.key[:]...)
 	l.frame = append(l.frame, "\r\n"...)
 	if p := st.spec.WebSocket.Subprotocols; len(p) > 0 {
@@ -621,6 +626,16 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.setOut(s, false)
 	l.write(s, l.frame)
 	l.setTimer(s, s.upgradeEnd())
+}
+
+// namesHost says whether a plan's headers set Host themselves.
+func namesHost(headers []compile.HeaderSplice) bool {
+	for i := range headers {
+		if strings.EqualFold(headers[i].Name, "host") {
+			return true
+		}
+	}
+	return false
 }
 
 // upgradeEnd is when the upgrade's answer is late: the connect step's
@@ -802,6 +817,7 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
 			}
 			l.sink.append(row)
+			l.sink.stats.sent.Add(1)
 			l.sink.stats.done.Add(1)
 			l.sink.stats.failed.Add(1)
 			s.i, s.j = s.prog.connect, 1 // the connect's row is the one just written
@@ -842,6 +858,9 @@ func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
 // so a report shows what the server said when it refused (Tinode's ctrl
 // text: "permission denied", "must attach first").
 func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Sent >= 0 { // the live line's "sent", as the HTTP rows count it
+		l.sink.stats.sent.Add(1)
+	}
 	if row.Error.NotRequest() { // no request: out of the live figures
 		l.sink.keep(row, l.now)
 		return
