@@ -41,6 +41,11 @@ type Meta struct {
 	// Warmup: the connections the loop engine opened before instant zero,
 	// and how long that took (the run's clock starts after it).
 	Warmup *warmup `json:"warmup,omitempty"`
+	// ConnectionWaits counts the requests that waited for a connection
+	// because every one of their target's connections was busy (the loop
+	// engine): sent late by the plan's connections, not by a slow
+	// generator. The report tells the two apart with it.
+	ConnectionWaits int64 `json:"connection_waits,omitempty"`
 
 	// FirstSend is when the first request went out, and FirstSendSkewMs how
 	// far that was from its due instant: how this shard's start lined up

@@ -85,8 +85,13 @@ func (m *monitor) print(now int64) {
 		fmtLatency(m.ex.rec.p50.Load()), fmtLatency(m.ex.rec.p99.Load()), failed)
 	if lag := time.Duration(m.ex.rec.lag.Load()); lag > behindSchedule {
 		// The offered load is not going out on time; latencies still
-		// count from the due instants, so they stay honest.
-		line += "  behind schedule by " + fmtDur(lag)
+		// count from the due instants, so they stay honest. Requests that
+		// waited for a connection are the plan's doing, not the CPU's.
+		if waits := m.ex.connWaits.Load(); waits > 0 {
+			line += fmt.Sprintf("  sent late by %s: %d waited for a connection", fmtDur(lag), waits)
+		} else {
+			line += "  behind schedule by " + fmtDur(lag)
+		}
 	}
 	if m.terminal {
 		fmt.Fprintf(m.out, "\r\x1b[K%s", line)

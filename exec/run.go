@@ -347,6 +347,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	meta.Start, meta.End = out.Start, out.End
 	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
 	meta.Protocols = ex.connProtocols()
+	meta.ConnectionWaits = ex.connWaits.Load()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.cl.tlsMeta(s.Targets)
 	if meta.TLS != nil {
