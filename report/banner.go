@@ -39,6 +39,11 @@ func (r *Report) banner() *section {
 	}
 	if s.Partial {
 		p := "PARTIAL RUN: the results hold less than the run (see Warnings); the figures cover only what was recorded"
+		if status == statusRunning && len(s.Shards) == 1 {
+			if _, live := runningHere(s.Run.Environment); live {
+				p = "RUN IN PROGRESS: the run is still going on (see Warnings); the figures cover what it has recorded so far"
+			}
+		}
 		if title == "" {
 			title = p
 		} else {
