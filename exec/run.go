@@ -293,6 +293,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return nil, err
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
+	if opt.Progress != nil {
+		mon.arrivals = arrivalsEnd(s)
+	}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
