@@ -92,6 +92,9 @@ type Options struct {
 	// not_sent), read when called, so a caller can order it after its own
 	// reads.
 	Watch func(now int64, completed func() int64) (stop string)
+	// Started, when set, is called once the engine started, with what a
+	// live view reads of the run (see LiveRun).
+	Started func(LiveRun)
 }
 
 // The engines.
@@ -291,6 +294,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		close(ex.rec.in)
 		<-ex.rec.done
 		return nil, err
+	}
+	if opt.Started != nil {
+		opt.Started(ex.liveRun(out.RunID, out.Start, names))
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
 	if opt.Progress != nil {

@@ -56,6 +56,7 @@ func Load(opts Options) (*Plan, map[string]*hcl.File, hcl.Diagnostics) {
 			l.secrets.add(v.Value)
 		}
 	}
+	l.secrets.addDerived(l.derived, l.sources)
 	l.diags = l.secrets.Diagnostics(l.diags)
 	if l.diags.HasErrors() {
 		return nil, l.parser.Files(), l.diags
@@ -90,6 +91,9 @@ type loader struct {
 	warnedOutside map[string]bool
 	// secrets: every text given for a sensitive variable, valid or not.
 	secrets Secrets
+	// derived: the literal text of every request value computed from a
+	// sensitive one (see noteSensitive).
+	derived []string
 }
 
 func newLoader(opts Options) *loader {
