@@ -93,9 +93,9 @@ func (m *monitor) print(now int64) {
 		// count from the due instants, so they stay honest. Requests that
 		// waited for a connection are the plan's doing, not the CPU's.
 		if waits := m.ex.connWaits.Load(); waits > 0 {
-			line += fmt.Sprintf("  sent late by %s: %d waited for a connection", fmtDur(lag), waits)
+			line += fmt.Sprintf("  sent late by %s: %d waited for a connection", fmtLag(lag), waits)
 		} else {
-			line += "  behind schedule by " + fmtDur(lag)
+			line += "  behind schedule by " + fmtLag(lag)
 		}
 	}
 	if m.terminal {
@@ -110,13 +110,20 @@ func (m *monitor) print(now int64) {
 // shown against its arrivals' end, and then as finishing: a 22 s run once
 // read "21.5s / 5m3s".
 func (m *monitor) clockText(now time.Duration) string {
-	if m.arrivals <= 0 || m.arrivals >= m.total {
+	end := m.total
+	if m.arrivals > 0 && m.arrivals < end {
+		end = m.arrivals
+	}
+	switch {
+	case now <= end && end < m.total:
+		return fmtDur(now) + " / " + fmtDur(end) + " of arrivals"
+	case now <= end || m.total <= 0:
 		return fmtDur(now) + " / " + fmtDur(m.total)
+	case end < m.total:
+		return fmtDur(now) + " (arrivals ended at " + fmtDur(end) + "; sessions finishing, at most " + fmtDur(m.total) + ")"
 	}
-	if now <= m.arrivals {
-		return fmtDur(now) + " / " + fmtDur(m.arrivals) + " of arrivals"
-	}
-	return fmtDur(now) + " (arrivals ended at " + fmtDur(m.arrivals) + "; sessions finishing, at most " + fmtDur(m.total) + ")"
+	// Past the stages: sessions that hold or think past them (hold.hcl).
+	return fmtDur(now) + " (arrivals ended at " + fmtDur(end) + "; sessions finishing)"
 }
 
 // arrivalsEnd is when the open schedule's last slot is due, to its
@@ -143,6 +150,10 @@ func arrivalsEnd(s *compile.Schedule) time.Duration {
 const behindSchedule = 50 * time.Millisecond
 
 func fmtDur(d time.Duration) string { return d.Truncate(100 * time.Millisecond).String() }
+
+// fmtLag is a send lag to the millisecond: past behindSchedule (50 ms),
+// fmtDur's tenths once printed "behind schedule by 0s".
+func fmtLag(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
 func fmtLatency(ns int64) string {
 	if ns < 0 {

@@ -18,6 +18,7 @@ func TestProgressClockText(t *testing.T) {
 		{10 * s, 0, 4 * s, "4s / 10s"},
 		{303 * s, 10 * s, 4 * s, "4s / 10s of arrivals"},
 		{303 * s, 10 * s, 21500 * time.Millisecond, "21.5s (arrivals ended at 10s; sessions finishing, at most 5m3s)"},
+		{2 * s, 2 * s, 4100 * time.Millisecond, "4.1s (arrivals ended at 2s; sessions finishing)"},
 	} {
 		m := &monitor{total: tc.total, arrivals: tc.arrivals}
 		if got := m.clockText(tc.now); got != tc.want {
@@ -47,5 +48,12 @@ load {
 `, nil)
 	if got := arrivalsEnd(s); got < 2*time.Second || got > 4*time.Second {
 		t.Fatalf("arrivals end at %v, want about 2s of the stages' %v", got, s.Duration)
+	}
+}
+
+// A lag past behindSchedule reads in milliseconds, never "0s".
+func TestLagReadsInMilliseconds(t *testing.T) {
+	if got := fmtLag(63400 * time.Microsecond); got != "63ms" {
+		t.Fatalf("fmtLag(63.4ms) = %q", got)
 	}
 }
