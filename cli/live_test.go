@@ -110,7 +110,8 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, wait := applyLive(t, livePlan(t, addr, 5), "--dashboard=:0", "--json", "-o", filepath.Join(t.TempDir(), "run"))
+	// The linger keeps the page up should a busy machine start Chromium late.
+	stderr, wait := applyLive(t, livePlan(t, addr, 5), "--dashboard=:0", "--dashboard-linger=5s", "--json", "-o", filepath.Join(t.TempDir(), "run"))
 	url := waitForURL(t, stderr)
 	time.Sleep(1500 * time.Millisecond) // mid-run
 	cmd := osexec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -137,7 +138,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("apply --json: %v\n%s", err, out)
 	}
 	page := string(dom)
-	if !strings.Contains(page, `data-rendered="true"`) || !strings.Contains(page, `data-state="ended"`) {
+	if !strings.Contains(page, `data-live-rendered="true"`) || !strings.Contains(page, `data-state="ended"`) {
 		t.Fatalf("the page did not draw the run's end (%s); chromium said:\n%s", regexp.MustCompile(`<body[^>]*>`).FindString(page), chromeErr.String())
 	}
 	for _, chart := range []string{"rate", "latency", "service", "errors", "sendlag"} {
