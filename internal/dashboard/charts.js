@@ -99,6 +99,7 @@ function drawTotals() {
   set("t-requests", tot.requests); set("t-ok", tot.ok); set("t-errors", tot.errors); set("t-not-sent", tot.not_sent);
   const p = tot.latency_ms;
   set("t-p50", p.count ? p.p50.toFixed(3) : "-"); set("t-p99", p.count ? p.p99.toFixed(3) : "-"); set("t-max", p.count ? p.max.toFixed(3) : "-");
+  drawThresholds(run);
   const body = document.querySelector("#live-endpoints tbody");
   body.replaceChildren(...(tot.endpoints || []).map(e => {
     const tr = document.createElement("tr");
@@ -107,6 +108,28 @@ function drawTotals() {
     for (const v of [e.name, e.requests, e.ok, e.errors, f(l.p50), f(l.p90), f(l.p99), f(l.max)]) {
       const td = document.createElement("td"); td.textContent = v; tr.appendChild(td);
     }
+    return tr;
+  }));
+}
+
+// drawThresholds lists the plan's thresholds with their live state: failed
+// (with what tripped it), holding so far, or judged only at the end.
+function drawThresholds(run) {
+  const table = document.getElementById("live-thresholds");
+  if (!table) return;
+  const th = run.thresholds || [];
+  table.hidden = th.length === 0;
+  table.querySelector("tbody").replaceChildren(...th.map(t => {
+    const failed = (run.failures || []).find(f => f.startsWith(t.name + ":"));
+    const state = failed ? "failed: " + failed.slice(t.name.length + 1).trim()
+      : !t.live ? "judged at the end (see the report)"
+      : run.state === "ended" ? "held while the run went" : "holding";
+    const tr = document.createElement("tr");
+    tr.dataset.threshold = t.name; tr.dataset.state = failed ? "failed" : t.live ? "ok" : "end";
+    for (const v of [t.name, t.limit, t.live ? "live" : "at the end", state]) {
+      const td = document.createElement("td"); td.textContent = v; tr.appendChild(td);
+    }
+    if (failed) tr.style.color = "#c00";
     return tr;
   }));
 }
