@@ -37,7 +37,7 @@ func (l *lockedBuffer) String() string {
 
 // livePlan is a few seconds of load on the built-in target at addr, with
 // ok answers and 404s an endpoint does not expect.
-func livePlan(t *testing.T, addr string, seconds float64) string {
+func livePlan(t *testing.T, addr string, seconds float64, extra ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "live.hcl")
 	src := fmt.Sprintf(`
@@ -59,7 +59,8 @@ load {
     rate     = 200
   }
 }
-`, addr, seconds)
+%s
+`, addr, seconds, strings.Join(extra, "\n"))
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,11 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, wait := applyLive(t, livePlan(t, addr, 5), "--dashboard=:0", "--json", "-o", filepath.Join(t.TempDir(), "run"))
+	// The linger keeps the page up should a busy machine start Chromium late.
+	// The 404s fail status_codes live (abort = false: the run goes on); p99
+	// is judged only at the end.
+	plan := livePlan(t, addr, 5, "thresholds {\n  status_codes = [404]\n  abort = false\n  p99 = \"10s\"\n}")
+	stderr, wait := applyLive(t, plan, "--dashboard=:0", "--dashboard-linger=5s", "--json", "-o", filepath.Join(t.TempDir(), "run"))
 	url := waitForURL(t, stderr)
 	time.Sleep(1500 * time.Millisecond) // mid-run
 	cmd := osexec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -123,7 +128,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("chromium: %v\n%s", err, chromeErr.String())
 	}
 	code, out := wait()
-	if code != 0 { // no thresholds, and some requests ok
+	if code != ExitThresholds { // status_codes failed
 		t.Fatalf("apply exit %d; stderr:\n%s", code, stderr.String())
 	}
 	var rep struct {
@@ -137,7 +142,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("apply --json: %v\n%s", err, out)
 	}
 	page := string(dom)
-	if !strings.Contains(page, `data-rendered="true"`) || !strings.Contains(page, `data-state="ended"`) {
+	if !strings.Contains(page, `data-live-rendered="true"`) || !strings.Contains(page, `data-state="ended"`) {
 		t.Fatalf("the page did not draw the run's end (%s); chromium said:\n%s", regexp.MustCompile(`<body[^>]*>`).FindString(page), chromeErr.String())
 	}
 	for _, chart := range []string{"rate", "latency", "service", "errors", "sendlag"} {
@@ -154,6 +159,12 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	if rep.Errors == 0 || rep.OK == 0 {
 		t.Fatalf("the plan meant ok requests and 404s: %+v", rep)
+	}
+	for _, want := range []string{`<tr data-threshold="status_codes" data-state="failed" style="color: rgb(204, 0, 0);"><td>status_codes</td><td>[404]</td><td>live</td><td>failed: got status 404</td>`,
+		`<tr data-threshold="p99" data-state="end"><td>p99</td><td>10s</td><td>at the end</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page's thresholds lack %s", want)
+		}
 	}
 	for _, e := range rep.Endpoints {
 		row := fmt.Sprintf(`<tr data-endpoint="%s"><td>%s</td><td>%d</td><td>%d</td><td>%d</td>`, e.Name, e.Name, e.Requests, e.OK, e.Errors)

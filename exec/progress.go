@@ -63,6 +63,7 @@ func (m *monitor) tick() {
 	}
 	_, done, failed := m.sums()
 	m.ex.th.observe(now, done, failed)
+	m.ex.th.observeLatency(now)
 	if m.watch != nil {
 		completed := func() int64 { _, d, _ := m.sums(); return d }
 		if reason := m.watch(now, completed); reason != "" {

@@ -273,6 +273,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
 	ex.rec.observe = opt.Observe
+	if s.Thresholds.LiveWindow > 0 {
+		ex.rec.live = newLiveLatency(s.Thresholds.LiveWindow)
+	}
 	if eng.background() {
 		// The engine holds its Ps; the recorder gets one of its own even
 		// on one core, and idle priority there (see recorder.run).

@@ -18,6 +18,12 @@ type Thresholds struct {
 	StatusCodes []int   // abort on the first of these
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
+	Max                      time.Duration // the largest corrected latency; 0: unset
+	// LiveWindow, when set, judges the latency limits live too, over the
+	// responses of the last LiveWindow, from LiveDelay after the start and
+	// once the window holds LiveMinCount responses.
+	LiveWindow, LiveDelay time.Duration
+	LiveMinCount          int64
 	// Abort stops the run early when a live threshold fails.
 	Abort bool
 	// AllowAllFailed: a run in which no request succeeded passes (see
@@ -100,7 +106,7 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 		got   float64
 	}{
 		{"p50", th.P50, p.P50}, {"p90", th.P90, p.P90}, {"p95", th.P95, p.P95},
-		{"p99", th.P99, p.P99}, {"p999", th.P999, p.P999},
+		{"p99", th.P99, p.P99}, {"p999", th.P999, p.P999}, {"max", th.Max, p.Max},
 	} {
 		if l.limit <= 0 {
 			continue
