@@ -60,11 +60,16 @@ func Sum(ivs []Interval) Totals {
 		e := eps[name]
 		if e == nil {
 			e = &acc{EndpointTotals: EndpointTotals{Name: name, Status: map[string]int64{}, ErrorKinds: map[string]int64{}}}
+			e.latency.Dense() // sums of many intervals: dense counts, no searching
+			e.service.Dense()
 			eps[name] = e
 		}
 		return e
 	}
 	var latency, service, sendLag Hist
+	latency.Dense()
+	service.Dense()
+	sendLag.Dense()
 	for k := range ivs {
 		iv := &ivs[k]
 		for _, s := range iv.Series {
