@@ -118,8 +118,9 @@ func newApply(e *env) *cobra.Command {
 	fl.StringVar(&expectHash, "expect-hash", "", "refuse to run unless the plan compiles to this schedule `hash` (as tressi plan prints it):\n"+
 		"shards that compile the plan's sources themselves then all run one schedule")
 	fl.DurationVar(&startTolerance, "start-tolerance", exec.DefaultStartTolerance, "refuse to run when --start-at has passed by more than this")
-	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
-		"fasthttp (TLS, scenarios); default: loop wherever it can run the plan")
+	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core: HTTP/1.1, HTTP/2, TLS,\n"+
+		"scenarios, WebSocket) or fasthttp (HTTP/1.1 and TLS, endpoints and scenarios, no HTTP/2);\n"+
+		"default: loop, or fasthttp where the loop cannot run (not Linux)")
 	lf.bind(fl)
 	// A developer's flag: profile the executor on a real run.
 	fl.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file")

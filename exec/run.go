@@ -173,6 +173,16 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := meta.write(opt.OutDir); err != nil {
 		return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", MetaFile, err))
 	}
+	reserve := reserveFiles(filesReserved) // see filereserve.go
+	defer func() {
+		// No way out of Run (an error on the way, a panic) leaves meta.json
+		// saying "running": that word is for a run killed or crashed.
+		reserve.release()
+		if meta.ExitStatus == statusRunning {
+			meta.End, meta.ExitStatus = time.Now(), "error"
+			_ = meta.write(opt.OutDir)
+		}
+	}()
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
 		maxBody: opt.MaxResponseBody, transport: opt.transport}
@@ -219,6 +229,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		eng = opt.engine(ex)
 	}
 	out.Engine, meta.Engine = eng.name(), eng.name()
+	// Created before any connection opens, so it never competes with them
+	// for a descriptor.
+	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
+	if err != nil {
+		return nil, recordError(opt.OutDir, err)
+	}
+	defer f.Close()
 	if w, ok := eng.(warmer); ok {
 		// Connections open before instant zero: a shared --start-at is
 		// kept (the warm-up ends a little before it), else the clock
@@ -235,11 +252,6 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	overrun := ex.watchScheduleEnd()
 
-	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
-	if err != nil {
-		return nil, recordError(opt.OutDir, err)
-	}
-	defer f.Close()
 	expect := expectations(s, reqs, len(names))
 	// The writer writes straight to the file, without a user-space buffer,
 	// so a run killed by SIGKILL leaves every batch written so far readable.
@@ -290,6 +302,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		opt.Started(ex.liveRun(out.RunID, out.Start, names))
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
+	if opt.Progress != nil {
+		mon.arrivals = arrivalsEnd(s)
+	}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
@@ -313,6 +328,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	close(ex.rec.in)
 	<-ex.rec.done
 	out.End = time.Now()
+	reserve.release() // for the files written from here on
 	werr := ex.rec.err
 	if ex.engineErr != nil && werr == nil {
 		werr = fmt.Errorf("the %s engine failed: %w; the results hold the slots recorded before it", eng.name(), ex.engineErr)
@@ -343,6 +359,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	meta.Start, meta.End = out.Start, out.End
 	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
 	meta.Protocols = ex.connProtocols()
+	meta.ConnectionWaits = ex.connWaits.Load()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.cl.tlsMeta(s.Targets)
 	if meta.TLS != nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -156,8 +157,13 @@ type wsSession struct {
 	dialEnd         int64 // the connect timeout's instant, while dialing
 	connSched       int64
 	connSent        int64
-	closeSched      int64
-	closeSent       int64
+	connOut         int64 // the upgrade request's bytes: the connect row's bytes_out
+	// lost is why the connection ended, once it has: the detail of the
+	// samples of the rows that ended with it (a close code and reason, the
+	// rule of RFC 6455 the server broke).
+	lost       error
+	closeSched int64
+	closeSent  int64
 }
 
 // wsPending is an outstanding await (or the close handshake).
@@ -424,6 +430,7 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 		s.captured[i], s.have[i] = s.captured[i][:0], false
 	}
 	s.connSched, s.ready = due, due
+	s.connOut, s.lost = 0, nil
 	l.stats.sessionsStarted++
 	l.active++
 	s.t.live++
@@ -588,9 +595,13 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.frame = l.frame[:0]
 	l.frame = append(l.frame, "GET "...)
 	l.frame = st.req.spec.URI.Append(l.frame, vals)
-	l.frame = append(l.frame, " HTTP/1.1\r\nHost: "...)
-	l.frame = append(l.frame, s.t.host...)
-	l.frame = append(l.frame, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
+	l.frame = append(l.frame, " HTTP/1.1\r\n"...)
+	if !namesHost(st.req.spec.Headers) { // the plan's Host, a virtual host, goes out with the headers below
+		l.frame = append(l.frame, "Host: "...)
+		l.frame = append(l.frame, s.t.host...)
+		l.frame = append(l.frame, "\r\n"...)
+	}
+	l.frame = append(l.frame, "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
 	l.frame = append(l.frame, s.key[:]...)
 	l.frame = append(l.frame, "\r\n"...)
 	if p := st.spec.WebSocket.Subprotocols; len(p) > 0 {
@@ -611,10 +622,20 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	}
 	l.frame = append(l.frame, "\r\n"...)
 	s.state = wsUpgrading
-	s.connSent = l.now
+	s.connSent, s.connOut = l.now, int64(len(l.frame))
 	l.setOut(s, false)
 	l.write(s, l.frame)
 	l.setTimer(s, s.upgradeEnd())
+}
+
+// namesHost says whether a plan's headers set Host themselves.
+func namesHost(headers []compile.HeaderSplice) bool {
+	for i := range headers {
+		if strings.EqualFold(headers[i].Name, "host") {
+			return true
+		}
+	}
+	return false
 }
 
 // upgradeEnd is when the upgrade's answer is late: the connect step's
@@ -655,7 +676,7 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		n = 0
 	case errno != 0:
-		l.connLost(s, results.Reset)
+		l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
 		return
 	}
 	if n < len(b) {
@@ -675,7 +696,7 @@ func (l *wsLoop) flushOut(s *wsSession) {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		return
 	case errno != 0:
-		l.connLost(s, results.Reset)
+		l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
 		return
 	}
 	s.out = s.out[n:]
@@ -715,7 +736,7 @@ func (l *wsLoop) read(s *wsSession) {
 			continue
 		case errno != 0 || n == 0:
 			l.rx = l.now
-			l.connLost(s, lostKind(errno))
+			l.connLost(s, lostKind(errno), lostWhy(errno))
 			return
 		}
 		l.arrived(at)
@@ -750,6 +771,31 @@ func lostKind(errno syscall.Errno) results.ErrorKind {
 	return results.WSClosed
 }
 
+// errServerEOF is a connection the server ended without a close frame.
+var errServerEOF = errors.New("the server closed the connection without a close frame")
+
+// lostWhy says why a connection whose read ended with errno is gone.
+func lostWhy(errno syscall.Errno) error {
+	if errno == 0 {
+		return errServerEOF
+	}
+	return os.NewSyscallError("read", errno)
+}
+
+// serverCloseError is the server's close frame, as a sample's detail
+// says it: `the server closed the connection: 1011 "internal error"`.
+type serverCloseError struct {
+	code   int
+	reason string
+}
+
+func (e *serverCloseError) Error() string {
+	if e.code == 0 {
+		return "the server closed the connection (a close frame without a code)"
+	}
+	return fmt.Sprintf("the server closed the connection: %d %q", e.code, e.reason)
+}
+
 // received handles bytes the server sent: the upgrade's answer while it
 // arrives, then frames. False once the session ended.
 func (l *wsLoop) received(s *wsSession, b []byte) bool {
@@ -765,14 +811,17 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 		st := s.prog.connectStep()
 		if err != nil {
 			s.failed = true
-			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
+			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, s.connOut, int64(len(s.head)))
 			row.Connect = s.connect
 			if l.sink.wantSample(&row) {
 				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
 			}
 			l.sink.append(row)
+			l.sink.stats.sent.Add(1)
 			l.sink.stats.done.Add(1)
 			l.sink.stats.failed.Add(1)
+			s.i, s.j = s.prog.connect, 1 // the connect's row is the one just written
+			s.lost = fmt.Errorf("the upgrade was refused: %w", err)
 			l.restRows(s, results.WSClosed)
 			l.endSession(s)
 			return false
@@ -791,7 +840,7 @@ func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 	l.stats.connected++
 	done := max(l.rx, s.connSent)
 	l.stats.connect.RecordValue(max(done-s.connSched, 1))
-	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, 0, in)
+	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, s.connOut, in)
 	row.Connect = s.connect
 	l.keep(s, row, st)
 	s.j = 1
@@ -809,6 +858,9 @@ func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
 // so a report shows what the server said when it refused (Tinode's ctrl
 // text: "permission denied", "must attach first").
 func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Sent >= 0 { // the live line's "sent", as the HTTP rows count it
+		l.sink.stats.sent.Add(1)
+	}
 	if row.Error.NotRequest() { // no request: out of the live figures
 		l.sink.keep(row, l.now)
 		return
@@ -819,7 +871,11 @@ func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []by
 		l.sink.stats.failed.Add(1)
 	}
 	if st.req != nil && l.sink.wantSample(&row) {
-		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
+		var why error
+		if row.Error != results.None && frame == nil {
+			why = s.lost
+		}
+		l.sink.putSampleErr(&row, st.req, nil, frame, int64(len(frame)), why)
 	}
 	l.sink.keep(row, l.now)
 }
@@ -835,7 +891,7 @@ func (l *wsLoop) frames(s *wsSession, b []byte) bool {
 				code = ws.CloseTooBig
 			}
 			l.sendClose(s, code)
-			l.connLost(s, results.WSProtocol)
+			l.connLost(s, results.WSProtocol, err)
 			return false
 		}
 		if !ready {
@@ -868,9 +924,12 @@ func (l *wsLoop) control(s *wsSession, op ws.Opcode, p []byte) {
 	l.write(s, ws.AppendFrame(buf[:0], op, true, p, true, l.maskKey()))
 }
 
-func (l *wsLoop) sendClose(s *wsSession, code int) {
+// sendClose sends a close frame with code and returns its size.
+func (l *wsLoop) sendClose(s *wsSession, code int) int64 {
 	var buf [ws.MaxHeader + ws.MaxControlPayload]byte
-	l.write(s, ws.AppendClose(buf[:0], code, "", true, l.maskKey()))
+	frame := ws.AppendClose(buf[:0], code, "", true, l.maskKey())
+	l.write(s, frame)
+	return int64(len(frame))
 }
 
 // message matches a data frame against the outstanding awaits, in the
@@ -1052,9 +1111,9 @@ func (l *wsLoop) run1(s *wsSession, st *wsStep, j *int, each int) {
 		s.closeSched, s.closeSent, s.closeEP = max(s.ready, s.lastAnswer), l.now, st.ep
 		s.closing = true
 		s.state = wsClosing
-		l.sendClose(s, st.spec.WebSocket.CloseCode)
+		out := l.sendClose(s, st.spec.WebSocket.CloseCode)
 		l.stats.sent++
-		s.awaits = append(s.awaits, wsPending{st: st, sched: s.closeSched, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true})
+		s.awaits = append(s.awaits, wsPending{st: st, sched: s.closeSched, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true, out: out})
 		s.blocked = true
 		l.armTimer(s)
 	case plan.StepSend:
@@ -1164,12 +1223,12 @@ func (l *wsLoop) finishProgram(s *wsSession) {
 
 // serverClosed handles the server's close frame.
 func (l *wsLoop) serverClosed(s *wsSession) {
-	code, _ := s.r.CloseCode()
+	code, reason := s.r.CloseCode()
 	if s.closing {
 		for i := range s.awaits {
 			a := &s.awaits[i]
 			if a.st.kind == plan.StepClose {
-				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, max(l.rx, a.sent), uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
+				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, max(l.rx, a.sent), uint16(code), results.None, a.out, int64(len(s.r.Payload())+2)), a.st)
 				a.st = nil
 			}
 		}
@@ -1181,14 +1240,18 @@ func (l *wsLoop) serverClosed(s *wsSession) {
 		}
 		l.sendClose(s, code)
 	}
-	l.connLost(s, results.WSClosed)
+	l.connLost(s, results.WSClosed, &serverCloseError{code: code, reason: reason})
 }
 
-// connLost ends a session whose connection is gone: outstanding awaits
-// and the steps still to run each get their row.
-func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
+// connLost ends a session whose connection is gone, for why (nil: the
+// run's stop): outstanding awaits and the steps still to run each get
+// their row.
+func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind, why error) {
 	if s.state == wsDone {
 		return
+	}
+	if s.lost == nil {
+		s.lost = why
 	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		l.connectFailed(s, s.prog.connectStep(), kind)
@@ -1225,11 +1288,12 @@ func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind)
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
 	}
-	sent := s.connSent
+	sent, out := s.connSent, s.connOut
 	if s.state == wsDialing || s.state == wsHandshaking {
-		sent = -1 // the upgrade never went out
+		sent, out = -1, 0 // the upgrade never went out
 	}
-	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, 0, 0), st)
+	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, out, 0), st)
+	s.lost = fmt.Errorf("the connection never opened: its connect row is %s", kind) // the rest's detail
 	s.i, s.j = s.prog.connect, 1
 	rest := results.WSClosed
 	if kind == results.Interrupted {
@@ -1357,7 +1421,7 @@ func (l *wsLoop) endSession(s *wsSession) {
 func (l *wsLoop) abortAll() {
 	for _, s := range l.sess {
 		if s.state != wsDone && s.prog != nil {
-			l.connLost(s, results.Interrupted)
+			l.connLost(s, results.Interrupted, nil)
 		}
 	}
 }

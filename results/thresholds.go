@@ -77,12 +77,8 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 	if th == nil {
 		th = &Thresholds{}
 	}
-	judged := m.Requests - m.CutOff // the requests sent and not cut off
-	errors := judged - m.OK
-	rate := 0.0
-	if judged > 0 {
-		rate = float64(errors) / float64(judged)
-	}
+	c := Counts{Requests: m.Requests, OK: m.OK, CutOff: m.CutOff} // figures.go
+	errors, rate := c.Errors(), c.ErrorRate()
 	if th.ErrorRate > 0 {
 		out = append(out, ThresholdResult{Name: "error_rate", OK: rate <= th.ErrorRate, Actual: rate, Limit: th.ErrorRate})
 	}
@@ -122,7 +118,7 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 		}
 		out = append(out, r)
 	}
-	if judged > 0 && m.OK == 0 && !th.AllowAllFailed {
+	if c.Judged() > 0 && m.OK == 0 && !th.AllowAllFailed {
 		r := ThresholdResult{Name: AllFailedName, OK: false, Actual: float64(m.Requests), Detail: "every request failed"}
 		if m.Describe != nil {
 			r.Detail += ": " + m.Describe()
