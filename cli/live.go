@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -14,6 +15,7 @@ import (
 	"github.com/tressi/tressi/internal/dashboard"
 	"github.com/tressi/tressi/internal/live"
 	"github.com/tressi/tressi/internal/metrics"
+	"github.com/tressi/tressi/results"
 )
 
 // liveFlags are apply's ways to watch a run while it runs.
@@ -58,7 +60,8 @@ func startLive(e *env, s *compile.Schedule, opt *exec.Options, l *liveFlags) (*l
 	if l == nil || !l.any() {
 		return nil, nil
 	}
-	run := live.RunInfo{Plan: s.Name, Shard: opt.Shard.String(), PlannedNs: int64(s.Duration)}
+	run := live.RunInfo{Plan: s.Name, Shard: opt.Shard.String(), PlannedNs: int64(s.Duration),
+		Thresholds: liveThresholds(&s.Thresholds)}
 	if s.Model == compile.Open {
 		run.Slots = opt.Shard.Slots(s.Count)
 	}
@@ -174,4 +177,28 @@ func (v *liveViews) closeServers() {
 	for _, s := range v.servers {
 		_ = s.Close()
 	}
+}
+
+// liveThresholds lists the plan's thresholds for the dashboard, saying
+// which are judged while the run goes.
+func liveThresholds(t *results.Thresholds) []live.Threshold {
+	var out []live.Threshold
+	if t.ErrorRate > 0 {
+		out = append(out, live.Threshold{Name: "error_rate", Limit: strconv.FormatFloat(t.ErrorRate, 'g', -1, 64), Live: true})
+	}
+	if t.ErrorCount > 0 {
+		out = append(out, live.Threshold{Name: "error_count", Limit: strconv.FormatInt(t.ErrorCount, 10), Live: true})
+	}
+	if len(t.StatusCodes) > 0 {
+		out = append(out, live.Threshold{Name: "status_codes", Limit: fmt.Sprint(t.StatusCodes), Live: true})
+	}
+	for _, l := range []struct {
+		name  string
+		limit time.Duration
+	}{{"p50", t.P50}, {"p90", t.P90}, {"p95", t.P95}, {"p99", t.P99}, {"p999", t.P999}, {"max", t.Max}} {
+		if l.limit > 0 {
+			out = append(out, live.Threshold{Name: l.name, Limit: l.limit.String(), Live: t.LiveWindow > 0})
+		}
+	}
+	return out
 }

@@ -30,6 +30,8 @@ type Gauges struct {
 	// Connections counts the connections the loop engine opened so far
 	// (0 on the fasthttp engine, which does not count them).
 	Connections int64
+	// Failures are the live thresholds failed so far, as "name: detail".
+	Failures []string
 }
 
 // liveRun is the LiveRun of a started run. Options.Started gets it once the
@@ -39,7 +41,7 @@ func (ex *executor) liveRun(runID string, start time.Time, endpoints []string) L
 }
 
 func (ex *executor) gauges() Gauges {
-	g := Gauges{Now: ex.clock.now(), SendLag: ex.rec.lag.Load()}
+	g := Gauges{Now: ex.clock.now(), SendLag: ex.rec.lag.Load(), Failures: ex.th.list()}
 	for _, s := range ex.stats {
 		g.Sent += s.sent.Load()
 		g.Done += s.done.Load()

@@ -4,6 +4,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/results"
 )
 
 // Started hands a live view the endpoint names the rows index and gauges
@@ -58,5 +62,17 @@ func TestStartedGauges(t *testing.T) {
 		if seen[i].Now < seen[i-1].Now || seen[i].Sent < seen[i-1].Sent {
 			t.Fatalf("gauges went back: %+v then %+v", seen[i-1], seen[i])
 		}
+	}
+}
+
+// The gauges carry the live thresholds failed so far, for a dashboard.
+func TestGaugesCarryLiveFailures(t *testing.T) {
+	srv := serve(t, func(ctx *fasthttp.RequestCtx) { ctx.SetStatusCode(503) })
+	s := schedule(srv.addr, 50, time.Millisecond)
+	s.Thresholds = results.Thresholds{StatusCodes: []int{503}} // abort false: the run goes on
+	var live LiveRun
+	run(t, s, Options{Started: func(l LiveRun) { live = l }})
+	if f := live.Gauges().Failures; len(f) != 1 || f[0] != "status_codes: got status 503" {
+		t.Fatalf("failures %q", f)
 	}
 }

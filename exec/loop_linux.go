@@ -470,6 +470,7 @@ func (l *evloop) dispatch(j ljob) {
 	}
 	t.queue.push(j)
 	l.queued++
+	l.ex.connWaits.Add(1)
 	l.armScan()
 }
 
@@ -497,6 +498,7 @@ func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
 	}
 	t.queue.push(j)
 	l.queued++
+	l.ex.connWaits.Add(1)
 	l.armScan()
 }
 

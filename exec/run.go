@@ -273,6 +273,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
 	ex.rec.observe = opt.Observe
+	if s.Thresholds.LiveWindow > 0 {
+		ex.rec.live = newLiveLatency(s.Thresholds.LiveWindow)
+	}
 	if eng.background() {
 		// The engine holds its Ps; the recorder gets one of its own even
 		// on one core, and idle priority there (see recorder.run).
@@ -299,6 +302,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		opt.Started(ex.liveRun(out.RunID, out.Start, names))
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
+	if opt.Progress != nil {
+		mon.arrivals = arrivalsEnd(s)
+	}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
@@ -353,6 +359,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	meta.Start, meta.End = out.Start, out.End
 	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
 	meta.Protocols = ex.connProtocols()
+	meta.ConnectionWaits = ex.connWaits.Load()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.cl.tlsMeta(s.Targets)
 	if meta.TLS != nil {

@@ -11,13 +11,30 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tressi/tressi/internal/live"
 )
 
-//go:embed page.html
-var page []byte
+// The page is page.html with the charts' markup and script inlined: one
+// file, nothing fetched from the network. The HTML report draws the same
+// charts from the same two files (Charts).
+var (
+	//go:embed page.html
+	pageTemplate string
+	//go:embed charts.html
+	chartsHTML string
+	//go:embed charts.js
+	chartsJS string
+
+	page = []byte(strings.NewReplacer("{{CHARTS}}", chartsHTML, "{{SCRIPT}}", chartsJS).Replace(pageTemplate))
+)
+
+// Charts are the live view's charts as the page draws them: the markup
+// (its own style included) and the script, which defines
+// tressiLive.apply(update) to draw a live.Update into that markup.
+func Charts() (markup, script string) { return chartsHTML, chartsJS }
 
 // Source is what a dashboard shows: a live.Feed, or tressi watch's merge.
 type Source interface {

@@ -65,6 +65,7 @@ func (f *Feed) publishNow(end bool) {
 		g := f.gauges()
 		points = append(points, GaugePoint{T: g.Now, Sent: g.Sent, Done: g.Done, Failed: g.Failed,
 			SendLag: g.SendLag, Connections: g.Connections})
+		f.run.Failures = g.Failures
 	}
 	if end {
 		f.run.State = StateEnded

@@ -1,4 +1,4 @@
-package live
+package live_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/internal/live"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
 	"github.com/tressi/tressi/testserver"
@@ -65,9 +66,9 @@ func compilePlan(t *testing.T, src string) *compile.Schedule {
 
 // runWithFeed runs s with a feed watching and returns the feed and the
 // run directory.
-func runWithFeed(t *testing.T, s *compile.Schedule) (*Feed, *exec.Outcome) {
+func runWithFeed(t *testing.T, s *compile.Schedule) (*live.Feed, *exec.Outcome) {
 	t.Helper()
-	feed := NewFeed(RunInfo{Plan: s.Name, Shard: "0/1", PlannedNs: int64(s.Duration)})
+	feed := live.NewFeed(live.RunInfo{Plan: s.Name, Shard: "0/1", PlannedNs: int64(s.Duration)})
 	stop := make(chan struct{})
 	go feed.Run(stop)
 	dir := filepath.Join(t.TempDir(), "run")
@@ -105,28 +106,31 @@ func TestFeedEqualsReport(t *testing.T) {
 			tot.Requests, tot.OK, tot.Errors, tot.Completed, tot.BytesOut, tot.BytesIn,
 			rep.Requests, rep.OK, rep.Errors, rep.Completed, rep.BytesOut, rep.BytesIn)
 	}
+	if tot.ErrorRate != rep.ErrorRate {
+		t.Fatalf("live error rate %g, report %g", tot.ErrorRate, rep.ErrorRate)
+	}
 	if tot.Errors == 0 || tot.OK == 0 {
 		t.Fatalf("the plan meant both ok requests and errors: %+v", tot)
 	}
-	if tot.Latency != Percentiles(rep.Latency) || tot.Service != Percentiles(rep.Service) {
+	if tot.Latency != live.Percentiles(rep.Latency) || tot.Service != live.Percentiles(rep.Service) {
 		t.Fatalf("latency live %+v report %+v; service live %+v report %+v", tot.Latency, rep.Latency, tot.Service, rep.Service)
 	}
 	if fmt.Sprint(tot.Status) != fmt.Sprint(rep.Status) || fmt.Sprint(tot.ErrorKinds) != fmt.Sprint(rep.ErrorKinds) {
 		t.Fatalf("status live %v report %v; errors live %v report %v", tot.Status, rep.Status, tot.ErrorKinds, rep.ErrorKinds)
 	}
-	byName := map[string]EndpointTotals{}
+	byName := map[string]live.EndpointTotals{}
 	for _, e := range tot.Endpoints {
 		byName[e.Name] = e
 	}
 	for _, e := range rep.Endpoints {
 		l := byName[e.Name]
-		if l.Requests != e.Requests || l.OK != e.OK || l.Errors != e.Errors || l.Latency != Percentiles(e.Latency) ||
+		if l.Requests != e.Requests || l.OK != e.OK || l.Errors != e.Errors || l.Latency != live.Percentiles(e.Latency) ||
 			fmt.Sprint(l.Status) != fmt.Sprint(e.Status) {
 			t.Errorf("endpoint %s: live %+v, report %+v", e.Name, l, e)
 		}
 	}
 	ivs := feed.View().Intervals()
-	secs := map[int64]Interval{}
+	secs := map[int64]live.Interval{}
 	for _, iv := range ivs {
 		if iv.Width != int64(time.Second) {
 			t.Fatalf("interval of %v, want 1s", time.Duration(iv.Width))
@@ -145,9 +149,11 @@ func TestFeedEqualsReport(t *testing.T) {
 				sec.T, iv.Completed(), iv.Errors(), ms(lat.Quantile(0.5)), ms(lat.Quantile(0.99)), sec)
 		}
 	}
-	if run := feed.View().Run(); run.State != StateEnded || run.RunID != out.RunID {
+	if run := feed.View().Run(); run.State != live.StateEnded || run.RunID != out.RunID {
 		t.Fatalf("the view's run at the end: %+v", run)
 	}
 }
 
 func same(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }

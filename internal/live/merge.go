@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -82,6 +83,14 @@ func (m *Merge) combined() (RunInfo, GaugePoint) {
 			run.StartUnixNs = r.StartUnixNs
 		}
 		run.PlannedNs = max(run.PlannedNs, r.PlannedNs)
+		if run.Thresholds == nil {
+			run.Thresholds = r.Thresholds
+		}
+		for _, f := range r.Failures {
+			if !slices.Contains(run.Failures, f) {
+				run.Failures = append(run.Failures, f)
+			}
+		}
 		run.Slots += r.Slots
 		switch r.State {
 		case StateEnded:

@@ -17,6 +17,17 @@ type RunInfo struct {
 	Slots int64 `json:"slots"`
 	// State is waiting (for --start-at, or the engine), running or ended.
 	State string `json:"state"`
+	// Thresholds are the plan's; Failures the live ones failed so far, as
+	// "name: detail" (the verdict at the end is the report's).
+	Thresholds []Threshold `json:"thresholds,omitempty"`
+	Failures   []string    `json:"failures,omitempty"`
+}
+
+// Threshold is one of the plan's thresholds as a live view shows it.
+type Threshold struct {
+	Name  string `json:"name"`
+	Limit string `json:"limit"`
+	Live  bool   `json:"live"` // judged while the run goes; else only at the end
 }
 
 // The states of a run.
