@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tressi/tressi/plan"
@@ -86,6 +87,40 @@ type wireStep struct {
 	Repeat   int           `json:"Repeat"`
 	Think    int64         `json:"Think"`
 	Captures []wireCapture `json:"Captures"`
+	// Newer than the first format, each only when set: a think range, and
+	// the kind and WebSocket part of a session's step (connect, send, hold,
+	// close, for_each). Without them a WebSocket plan's .tplan read back
+	// with HTTP steps only, and its hash no longer matched.
+	ThinkMax  int64          `json:"ThinkMax,omitempty"`
+	Kind      uint8          `json:"Kind,omitempty"`
+	WebSocket *wireWebSocket `json:"WebSocket,omitempty"`
+}
+
+type wireWebSocket struct {
+	Subprotocols []string   `json:"Subprotocols,omitempty"`
+	Binary       bool       `json:"Binary,omitempty"`
+	Wait         bool       `json:"Wait,omitempty"`
+	Marked       bool       `json:"Marked,omitempty"`
+	SkipIf       string     `json:"SkipIf,omitempty"`
+	ExitIfFailed bool       `json:"ExitIfFailed,omitempty"`
+	Await        *wireAwait `json:"Await,omitempty"`
+	Hold         int64      `json:"Hold,omitempty"`
+	CloseCode    int        `json:"CloseCode,omitempty"`
+	Items        int        `json:"Items"`
+	Max          int        `json:"Max,omitempty"`
+	Steps        []wireStep `json:"Steps,omitempty"`
+}
+
+type wireAwait struct {
+	JSON    []wireJSONMatch `json:"JSON,omitempty"`
+	Regex   string          `json:"Regex,omitempty"`
+	Timeout int64           `json:"Timeout"`
+	Status  string          `json:"Status,omitempty"`
+}
+
+type wireJSONMatch struct {
+	Path  string     `json:"Path"`
+	Value wireSplice `json:"Value"`
 }
 
 type wireEntry struct {
@@ -203,24 +238,63 @@ func fromWireRequest(w wireRequest) Request {
 
 func toWireEntry(e Entry) wireEntry {
 	return wireEntry{Name: e.Name, Weight: e.Weight, Scenario: e.Scenario, MaxRate: e.MaxRate, Data: e.Data,
-		Connection: e.Connection, Think: int64(e.Think),
-		Steps: mapSlice(e.Steps, func(s Step) wireStep {
-			return wireStep{Name: s.Name, Request: s.Request, Repeat: s.Repeat, Think: int64(s.Think),
-				Captures: mapSlice(s.Captures, func(c Capture) wireCapture {
-					return wireCapture{Name: c.Name, Kind: uint8(c.Kind), Expr: c.Expr, Index: c.Index}
-				})}
-		})}
+		Connection: e.Connection, Think: int64(e.Think), Steps: mapSlice(e.Steps, toWireStep)}
 }
 
 func fromWireEntry(w wireEntry) Entry {
-	return Entry{Name: w.Name, Weight: w.Weight, Scenario: w.Scenario, MaxRate: w.MaxRate, Data: w.Data,
-		Connection: w.Connection, Think: time.Duration(w.Think),
-		Steps: mapSlice(w.Steps, func(s wireStep) Step {
-			return Step{Name: s.Name, Request: s.Request, Repeat: s.Repeat, Think: time.Duration(s.Think),
-				Captures: mapSlice(s.Captures, func(c wireCapture) Capture {
-					return Capture{Name: c.Name, Kind: CaptureKind(c.Kind), Expr: c.Expr, Index: c.Index}
-				})}
-		})}
+	e := Entry{Name: w.Name, Weight: w.Weight, Scenario: w.Scenario, MaxRate: w.MaxRate, Data: w.Data,
+		Connection: w.Connection, Think: time.Duration(w.Think), Steps: mapSlice(w.Steps, fromWireStep)}
+	// Derived, as Compile derives it: a scenario that connects is a WebSocket session.
+	e.WebSocket = slices.ContainsFunc(e.Steps, func(st Step) bool { return st.Kind == plan.StepConnect })
+	return e
+}
+
+func toWireStep(s Step) wireStep {
+	return wireStep{Name: s.Name, Request: s.Request, Repeat: s.Repeat, Think: int64(s.Think),
+		Captures: mapSlice(s.Captures, func(c Capture) wireCapture {
+			return wireCapture{Name: c.Name, Kind: uint8(c.Kind), Expr: c.Expr, Index: c.Index}
+		}),
+		ThinkMax: int64(s.ThinkMax), Kind: uint8(s.Kind), WebSocket: toWireWebSocket(s.WebSocket)}
+}
+
+func fromWireStep(s wireStep) Step {
+	return Step{Name: s.Name, Request: s.Request, Repeat: s.Repeat, Think: time.Duration(s.Think),
+		Captures: mapSlice(s.Captures, func(c wireCapture) Capture {
+			return Capture{Name: c.Name, Kind: CaptureKind(c.Kind), Expr: c.Expr, Index: c.Index}
+		}),
+		ThinkMax: time.Duration(s.ThinkMax), Kind: plan.StepKind(s.Kind), WebSocket: fromWireWebSocket(s.WebSocket)}
+}
+
+func toWireWebSocket(w *WebSocketStep) *wireWebSocket {
+	if w == nil {
+		return nil
+	}
+	out := &wireWebSocket{Subprotocols: w.Subprotocols, Binary: w.Binary, Wait: w.Wait, Marked: w.Marked,
+		SkipIf: w.SkipIf, ExitIfFailed: w.ExitIfFailed, Hold: int64(w.Hold), CloseCode: w.CloseCode,
+		Items: w.Items, Max: w.Max, Steps: mapSlice(w.Steps, toWireStep)}
+	if a := w.Await; a != nil {
+		out.Await = &wireAwait{Regex: a.Regex, Timeout: int64(a.Timeout), Status: a.Status,
+			JSON: mapSlice(a.JSON, func(m JSONMatch) wireJSONMatch {
+				return wireJSONMatch{Path: m.Path, Value: toWireSplice(m.Value)}
+			})}
+	}
+	return out
+}
+
+func fromWireWebSocket(w *wireWebSocket) *WebSocketStep {
+	if w == nil {
+		return nil
+	}
+	out := &WebSocketStep{Subprotocols: w.Subprotocols, Binary: w.Binary, Wait: w.Wait, Marked: w.Marked,
+		SkipIf: w.SkipIf, ExitIfFailed: w.ExitIfFailed, Hold: time.Duration(w.Hold), CloseCode: w.CloseCode,
+		Items: w.Items, Max: w.Max, Steps: mapSlice(w.Steps, fromWireStep)}
+	if a := w.Await; a != nil {
+		out.Await = &Await{Regex: a.Regex, Timeout: time.Duration(a.Timeout), Status: a.Status,
+			JSON: mapSlice(a.JSON, func(m wireJSONMatch) JSONMatch {
+				return JSONMatch{Path: m.Path, Value: fromWireSplice(m.Value)}
+			})}
+	}
+	return out
 }
 
 func toWireData(d Data) wireData {
