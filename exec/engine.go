@@ -135,6 +135,9 @@ func (e *loopEngine) run() {
 // target has connections or the shard has users to share between them.
 func chooseEngine(ex *executor, asked string) (engine, error) {
 	s := ex.s
+	if err := checkSources(s); err != nil {
+		return nil, &InputError{err}
+	}
 	session := new(atomic.Uint64)
 	fasthttp := &fasthttpEngine{ex: ex, session: session}
 	h2Target := http2Target(s)
@@ -202,6 +205,31 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 		addrs[i] = a
 	}
 	return addrs, ""
+}
+
+// checkSources refuses source addresses that cannot reach their target:
+// an IPv4 address beside an IPv6 target, or the reverse.
+func checkSources(s *compile.Schedule) error {
+	for i := range s.Targets {
+		t := &s.Targets[i]
+		if len(t.SourceAddresses) == 0 {
+			continue
+		}
+		a, err := net.ResolveTCPAddr("tcp", t.Addr)
+		if err != nil {
+			return fmt.Errorf("target %q: %w", t.Name, err)
+		}
+		for _, src := range t.SourceAddresses {
+			if (net.ParseIP(src).To4() == nil) != (a.IP.To4() == nil) {
+				return sourceFamilyError(t, src)
+			}
+		}
+	}
+	return nil
+}
+
+func sourceFamilyError(t *compile.Target, src string) error {
+	return fmt.Errorf("target %q: source address %s is not of the target's address family; list addresses of the same family as its host (IPv4 beside an IPv4 address, IPv6 beside IPv6)", t.Name, src)
 }
 
 // http2Target names a target that must speak HTTP/2 ("" when none does):

@@ -98,18 +98,13 @@ type evloop struct {
 
 // ltarget is one target's share of connections in a loop.
 type ltarget struct {
+	dialTarget
 	idx      int // in the schedule's targets
-	sa       unix.Sockaddr
-	family   int
 	maxConns int
 	open     int
 	idle     []*lconn
 	queue    jobQueue
-	connect  int64 // connect timeout, ns
 	maxBody  int64
-	// transport makes the transport of a new connection; nil: the socket
-	// itself (plain HTTP).
-	transport transportFactory
 	// proto is what the target speaks; HTTP/2 connections are in muxes,
 	// each taking streams up to maxStreams (0: the server's limit).
 	proto      uint8
@@ -204,11 +199,16 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 			if i < t.Connections%n {
 				share++
 			}
-			// Each loop gets its own address: Connect writes into it.
-			sa, family := sockaddr(addrs[ti])
-			l.targets = append(l.targets, &ltarget{idx: ti, sa: sa, family: family, maxConns: max(share, 1),
-				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti),
-				proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
+			d, err := ex.dialTargetFor(t, addrs[ti], false)
+			if err != nil {
+				p.close()
+				for _, l := range loops {
+					l.p.close()
+				}
+				return nil, err
+			}
+			l.targets = append(l.targets, &ltarget{dialTarget: d, idx: ti, maxConns: max(share, 1),
+				maxBody: int64(ex.maxBody), proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
 		}
 		loops = append(loops, l)
 	}

@@ -79,12 +79,8 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 // openConn starts a non-blocking connect to t: a connection dialing, with
 // no job yet (dial gives it one; a warm-up dial never does, see warm).
 func (l *evloop) openConn(t *ltarget) (*lconn, error) {
-	fd, err := newSocket(t.family, l.rx.on)
+	fd, err := t.socket(l.rx.on)
 	if err != nil {
-		return nil, err
-	}
-	if err := connect(fd, t.sa); err != nil {
-		closeFD(fd)
 		return nil, err
 	}
 	c := l.newConn(fd, t)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -78,14 +77,8 @@ type wsLoop struct {
 
 // wsTarget is a target's address and source addresses.
 type wsTarget struct {
-	sa      unix.Sockaddr
-	family  int
-	host    string
-	sources []unix.Sockaddr
-	next    int
-	connect int64
-	// transport makes a wss:// session's TLS transport; nil for ws://.
-	transport transportFactory
+	dialTarget
+	host string
 	// maxConns is this loop's share of the target's connections; live
 	// counts its sessions holding one, queue those waiting for one.
 	maxConns, live int
@@ -262,20 +255,11 @@ func wsTargets(ex *executor) ([]*wsTarget, error) {
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", t.Name, err)
 		}
-		sa, fam := sockaddr(a)
-		wt := &wsTarget{sa: sa, family: fam, host: t.Host, connect: int64(t.ConnectTimeout), transport: ex.wsTransport(t)}
-		if wt.connect <= 0 {
-			wt.connect = int64(plan.DefaultConnectTimeout)
+		d, err := ex.dialTargetFor(t, a, true)
+		if err != nil {
+			return nil, err
 		}
-		for _, src := range t.SourceAddresses {
-			ip := net.ParseIP(src)
-			ssa, sfam := sockaddr(&net.TCPAddr{IP: ip})
-			if sfam != fam {
-				return nil, fmt.Errorf("target %q: source address %s is not of the target's family", t.Name, src)
-			}
-			wt.sources = append(wt.sources, ssa)
-		}
-		out = append(out, wt)
+		out = append(out, &wsTarget{dialTarget: d, host: t.Host})
 	}
 	return out, nil
 }
@@ -451,21 +435,7 @@ var errNoRoom = errors.New("the epoll set is full")
 // (bound to t's next source address), its transport for TLS, its place in
 // the epoll set and its connect timer. An error leaves nothing open.
 func (l *wsLoop) dial(s *wsSession, t *wsTarget) error {
-	fd, err := newSocket(t.family, l.rxs.on)
-	if err == nil && len(t.sources) > 0 {
-		src := t.sources[t.next%len(t.sources)]
-		t.next++
-		_ = unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
-		if err = unix.Bind(fd, src); err != nil {
-			closeFD(fd)
-			err = os.NewSyscallError("bind", err)
-		}
-	}
-	if err == nil {
-		if err = connect(fd, t.sa); err != nil {
-			closeFD(fd)
-		}
-	}
+	fd, err := t.socket(l.rxs.on)
 	s.connSent = l.ex.clock.now()
 	s.dialAt = s.connSent
 	s.state = wsDialing

@@ -2,13 +2,10 @@ package exec
 
 import (
 	"io"
-	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
-	"github.com/tressi/tressi/tlsloop"
 )
 
 // wss:// sessions: the WebSocket loop drives the same transport seam as
@@ -17,25 +14,6 @@ import (
 // each with its own state: the TCP connect (wsDialing), the TLS handshake
 // (wsHandshaking), then the HTTP upgrade (wsUpgrading). The connect
 // timeout covers the first two, counted from the dial, as for https.
-
-// wsTransport is the transport factory of a wss:// target's sessions, nil
-// for ws://. The configuration is the run's for that target (trust, client
-// certificate, server name, versions, the session cache shared by every
-// connection, the handshake counter of meta.json); a WebSocket upgrade is
-// HTTP/1.1, so ALPN offers nothing, as for HTTP/1.1 targets.
-func (ex *executor) wsTransport(t *compile.Target) transportFactory {
-	if ex.transport != nil {
-		return ex.transport
-	}
-	if t.Scheme != "https" {
-		return nil
-	}
-	cfg := ex.cl.tls[t.Name]
-	connect := t.ConnectTimeout
-	return func(wake func()) (transport, error) {
-		return tlsloop.Client(cfg, wake, time.Now().Add(connect)), nil
-	}
-}
 
 // woken looks again at the sessions whose transport moved on outside the
 // loop (a handshake that has bytes to send, or ended).
