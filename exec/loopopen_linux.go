@@ -43,15 +43,11 @@ func (l *evloop) runOpen() {
 	defer l.finish()
 	d := &l.open
 	d.advance()
-	woke := int64(-1) << 62 // the intended instant of the last burst
+	burst := newBurstClock()
 	for {
 		l.now = l.ex.clock.now()
 		stopping := l.ex.stopping()
-		due := l.nextDue()
-		if due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
-			// Quanta count from the intended bursts, not the actual ones,
-			// so late wake-ups do not add up.
-			woke = max(due, woke+burstQuantum)
+		if burst.fire(l.now, l.nextDue(), stopping) {
 			l.fireWakes()
 			for d.hasNext && (stopping || d.nextSlot.Due() <= l.now) {
 				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
@@ -69,11 +65,7 @@ func (l *evloop) runOpen() {
 		if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
 			return
 		}
-		var wake int64 = -1
-		if due := l.nextDue(); due >= 0 {
-			wake = max(due, woke+burstQuantum)
-		}
-		l.poll(wake)
+		l.poll(burst.wake(l.nextDue()))
 	}
 }
 

@@ -279,15 +279,12 @@ func (l *wsLoop) run() {
 	} else {
 		l.slots.advance()
 	}
-	woke := int64(-1) << 62 // the intended instant of the last burst
+	burst := newBurstClock()
 	for {
 		l.now = l.ex.clock.now()
 		l.halt.look(l.ex)
 		stopping := l.halt.stopping
-		if due := l.nextDue(); due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
-			// Quanta count from the intended bursts, not the actual ones,
-			// so late wake-ups do not add up.
-			woke = max(due, woke+burstQuantum)
+		if burst.fire(l.now, l.nextDue(), stopping) {
 			if l.closedModel() {
 				l.fireUsers()
 			}
@@ -307,10 +304,7 @@ func (l *wsLoop) run() {
 		if !l.slots.hasNext && l.users.active == 0 && l.active == 0 && l.queued == 0 {
 			return
 		}
-		wake := int64(-1)
-		if due := l.nextDue(); due >= 0 {
-			wake = max(due, woke+burstQuantum)
-		}
+		wake := burst.wake(l.nextDue())
 		if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
 			wake = d
 		}
