@@ -44,12 +44,12 @@ type wsLoop struct {
 	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
 	targets []*wsTarget
-	marks   bool        // some step marks its frames: scan incoming frames for marks
-	tag     uint32      // this run's mark tag
-	due     []wsTimer   // the timers being fired
-	block   []wsSession // sessions allocated and not used yet
-	halt    wsHalt      // whether sending stops, as of the last wake-up
-	touched uintptr     // what touch read (kept, so the reads are not dropped)
+	marks   bool             // some step marks its frames: scan incoming frames for marks
+	tag     uint32           // this run's mark tag
+	due     []timed[wsTimer] // the timers being fired
+	block   []wsSession      // sessions allocated and not used yet
+	halt    wsHalt           // whether sending stops, as of the last wake-up
+	touched uintptr          // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
 	// open model does (runOpen): rxs reads them with the kernel's receive
@@ -82,7 +82,7 @@ type wsTarget struct {
 	// maxConns is this loop's share of the target's connections; live
 	// counts its sessions holding one, queue those waiting for one.
 	maxConns, live int
-	queue          []wsQueued
+	queue          fifo[wsQueued]
 }
 
 const (
@@ -330,8 +330,8 @@ func (l *wsLoop) nextDue() int64 {
 	if l.slots.hasNext {
 		due = l.slots.nextSlot.Due()
 	}
-	if len(l.timers) > 0 && (due < 0 || l.timers[0].at < due) {
-		due = l.timers[0].at
+	if l.timers.len() > 0 && (due < 0 || l.timers.top() < due) {
+		due = l.timers.top()
 	}
 	if w := &l.users.wakes; w.len() > 0 && (due < 0 || w.top() < due) {
 		due = w.top()
