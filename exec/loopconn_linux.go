@@ -258,25 +258,13 @@ func (l *evloop) write(c *lconn) {
 // flushTransport writes what c's transport has for the socket; false when
 // c failed.
 func (l *evloop) flushTransport(c *lconn) bool {
-	for {
-		b := c.tr.Pending()
-		if len(b) == 0 {
-			l.setOut(c, false)
-			return c.fd >= 0
-		}
-		n, errno := rawWrite(c.fd, b)
-		switch errno {
-		case 0:
-			c.tr.Sent(n)
-		case unix.EINTR:
-		case unix.EAGAIN:
-			l.setOut(c, true)
-			return c.fd >= 0
-		default:
-			l.fail(c, os.NewSyscallError("write", errno))
-			return false
-		}
+	blocked, errno := sendPending(c.fd, c.tr)
+	if errno != 0 {
+		l.fail(c, os.NewSyscallError("write", errno))
+		return false
 	}
+	l.setOut(c, blocked)
+	return c.fd >= 0
 }
 
 // read reads what arrived on c and hands it to the codec, through the

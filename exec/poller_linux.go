@@ -227,6 +227,28 @@ func rawSend(fd int, b []byte) (int, syscall.Errno) {
 	return int(r), e
 }
 
+// sendPending writes what tr holds for socket fd until it holds nothing
+// (blocked false) or the socket takes no more now (blocked true: wait for
+// EPOLLOUT). A non-zero errno is the socket failing.
+func sendPending(fd int, tr transport) (blocked bool, errno syscall.Errno) {
+	for {
+		b := tr.Pending()
+		if len(b) == 0 {
+			return false, 0
+		}
+		n, errno := rawSend(fd, b)
+		switch errno {
+		case 0:
+			tr.Sent(n)
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return true, 0
+		default:
+			return false, errno
+		}
+	}
+}
+
 func rawRead(fd int, b []byte) (int, syscall.Errno) {
 	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
 	return int(r), e

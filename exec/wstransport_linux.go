@@ -54,26 +54,16 @@ func (l *wsLoop) pump(s *wsSession) {
 // flushTransport writes what the transport has for the socket; false once
 // the session ended.
 func (l *wsLoop) flushTransport(s *wsSession) bool {
-	for s.state != wsDone {
-		b := s.tr.Pending()
-		if len(b) == 0 {
-			l.setOut(s, false)
-			return true
-		}
-		n, errno := rawSend(s.fd, b)
-		switch errno {
-		case 0:
-			s.tr.Sent(n)
-		case unix.EINTR:
-		case unix.EAGAIN:
-			l.setOut(s, true)
-			return true
-		default:
-			l.connLost(s, results.Reset)
-			return false
-		}
+	if s.state == wsDone {
+		return false
 	}
-	return false
+	blocked, errno := sendPending(s.fd, s.tr)
+	if errno != 0 {
+		l.connLost(s, results.Reset)
+		return false
+	}
+	l.setOut(s, blocked)
+	return true
 }
 
 // readTLS drains a wss:// session's socket into its transport, and what
