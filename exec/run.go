@@ -297,6 +297,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		ex.stop(true)
 	}
 	<-finished
+	ex.settle()
 	out.Overran = overrun.stop()
 	close(monStop)
 	<-monDone
