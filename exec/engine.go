@@ -118,6 +118,21 @@ func (e *loopEngine) build() error {
 	return e.err
 }
 
+// finish writes websocket.json into dir for a plan with WebSocket
+// sessions.
+func (e *loopEngine) finish(dir string) error {
+	var stats []*wsStats
+	for _, l := range e.built {
+		if ws := l.wsPart(); ws != nil {
+			stats = append(stats, ws.stats)
+		}
+	}
+	if stats == nil {
+		return nil
+	}
+	return writeWSSummary(dir, mergeWSStats(stats))
+}
+
 // run starts the built loops.
 func (e *loopEngine) run() {
 	if ex := e.ex; ex.s.Model == compile.Open {
@@ -152,17 +167,16 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 		return nil, &InputError{fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)}
 	}
 	if hasWebSocket(s) {
-		ws, err := webSocketEngine(ex)
-		if err != nil || firstHTTP(s) == nil {
-			return ws, err
-		}
-		// HTTP entries beside the sessions: the HTTP loop takes theirs.
-		ex.mixed = true
 		addrs, why := loopUnfit(s)
 		if why != "" {
-			return nil, &InputError{fmt.Errorf("the plan's HTTP endpoints or scenarios run on the loop engine beside its WebSocket sessions, and the loop cannot run them: %s", why)}
+			return nil, &InputError{fmt.Errorf("WebSocket sessions run on the loop engine, and it cannot run this plan: %s", why)}
 		}
-		return &mixedEngine{http: newLoopEngine(ex, addrs, session), ws: ws}, nil
+		progs, err := webSocketPrograms(ex)
+		if err != nil {
+			return nil, err
+		}
+		ex.wsProgs = progs
+		return newLoopEngine(ex, addrs, session), nil
 	}
 	addrs, why := loopUnfit(s)
 	switch {

@@ -30,9 +30,9 @@ type executor struct {
 	pick  func(uint64) int // closed model selection
 	bucks []*bucket        // closed model per-entry max_rate, nil when uncapped
 	scen  *scenarios       // scenario entries and their sessions; nil without any
-	// mixed: WebSocket scenarios beside HTTP entries (open model): each
-	// kind's slots go to its own loops (mixedEngine).
-	mixed bool
+	// wsProgs are the WebSocket scenarios' programs, by entry (nil for
+	// the others); nil without WebSocket scenarios.
+	wsProgs []*wsProgram
 
 	maxSample int
 	maxBody   int      // the largest response body read

@@ -29,3 +29,5 @@ func lowerThreadPriority() {}
 // tlsTransport: the loop's TLS is Linux's too; the fasthttp engine speaks
 // TLS itself.
 func (ex *executor) tlsTransport(*compile.Target, []string) transportFactory { return nil }
+
+func (l *evloop) wsPart() *wsLoop { return nil }

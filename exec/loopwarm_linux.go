@@ -54,10 +54,6 @@ func (e *loopEngine) warm(until int64) *warmup {
 	return w
 }
 
-// warm opens the HTTP loops' connections: WebSocket sessions dial their
-// own when they start.
-func (m *mixedEngine) warm(until int64) *warmup { return m.http.warm(until) }
-
 // share is how many slots (open model) or users (closed) loop i gets at
 // most: no loop needs more connections than that.
 func (e *loopEngine) share(i int) int64 {

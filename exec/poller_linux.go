@@ -30,15 +30,20 @@ type poller struct {
 	mu      sync.Mutex
 	mailbox []int32 // connection ids to look at again
 	taken   []int32 // the mailbox's other buffer, the loop's
-	// edge makes the set edge-triggered (EPOLLET) for the loop's sockets:
-	// a socket is reported once per arrival, not again at every wait
-	// until it is read dry. Its loop must then read until EAGAIN or a
-	// short read, and look at a socket again after changing its interest.
-	edge bool
 }
 
 // wakeID is the epoll data of the wake-up eventfd: no connection has it.
 const wakeID = -1
+
+// wsBit marks the ids of a loop's WebSocket sessions, beside its HTTP
+// connections' ids in the same set and mailbox. Their sockets are watched
+// edge-triggered (EPOLLET): a socket is reported once per arrival, not
+// again at every wait until it is read dry, so the session must read until
+// EAGAIN or a short read, and look at its socket again after changing its
+// interest. With level triggering every session read at one wake-up was
+// polled again at the next: a cold socket's lines fetched for nothing,
+// once per frame.
+const wsBit int32 = 1 << 30
 
 func newPoller(events int) (*poller, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -66,12 +71,12 @@ func (p *poller) close() {
 
 // interest is what a connection waits for: always input and the peer's
 // close, output only while it has bytes the socket would not take.
-func (p *poller) interest(out bool) uint32 {
+func interest(id int32, out bool) uint32 {
 	ev := uint32(unix.EPOLLIN | unix.EPOLLRDHUP)
 	if out {
 		ev |= unix.EPOLLOUT
 	}
-	if p.edge {
+	if id&wsBit != 0 {
 		ev |= unix.EPOLLET
 	}
 	return ev
@@ -79,7 +84,7 @@ func (p *poller) interest(out bool) uint32 {
 
 // add puts fd in the set under id.
 func (p *poller) add(fd int, id int32, out bool) error {
-	ev := unix.EpollEvent{Events: p.interest(out), Fd: id}
+	ev := unix.EpollEvent{Events: interest(id, out), Fd: id}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
@@ -88,7 +93,7 @@ func (p *poller) add(fd int, id int32, out bool) error {
 
 // modify changes what fd waits for.
 func (p *poller) modify(fd int, id int32, out bool) error {
-	ev := unix.EpollEvent{Events: p.interest(out), Fd: id}
+	ev := unix.EpollEvent{Events: interest(id, out), Fd: id}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}

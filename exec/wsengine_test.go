@@ -10,32 +10,10 @@ import (
 	"github.com/tressi/tressi/testserver"
 )
 
-// A closed-model plan mixing HTTP entries with WebSocket scenarios is
-// refused before anything is sent, with what to do instead (a user runs
-// one kind); so is a WebSocket target asked to speak HTTP/2.
+// A WebSocket target asked to speak HTTP/2 is refused before anything is
+// sent, with what to do instead.
 func TestWSRefusesWhatItCannotRun(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
-		{"mixed closed", `
-target "t" {
-  url = "ws://127.0.0.1:1"
-}
-endpoint "login" {
-  method = "POST"
-  path   = "/login"
-}
-scenario "s" {
-  step "connect" {
-    connect = "/ws/echo"
-  }
-}
-load {
-  model = "closed"
-  stage {
-    duration = "1s"
-    users    = 1
-  }
-}
-`, `"login" is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios`},
 		{"h2", `
 target "t" {
   url      = "https://127.0.0.1:1"
@@ -65,12 +43,9 @@ load {
 	}
 }
 
-// An open-model plan of both kinds runs both: WebSocket sessions on their
-// loop, an HTTP endpoint and an HTTP scenario on the HTTP loop (all to one
-// target), every slot one session with all its rows, once.
-func TestMixedPlanRunsBothKinds(t *testing.T) {
-	addr := startTarget(t, testserver.Options{})
-	s := compilePlan(t, fmt.Sprintf(`
+// mixedPlan: an HTTP endpoint, an HTTP scenario and a WebSocket scenario,
+// all to one target at %s, under the load block %s.
+const mixedPlan = `
 target "api" {
   url = "http://%s"
 }
@@ -103,13 +78,20 @@ scenario "chat" {
     close = 1000
   }
 }
-load {
+%s
+`
+
+// An open-model plan of both kinds runs both on the one loop: WebSocket
+// sessions, an HTTP endpoint and an HTTP scenario (all to one target),
+// every slot one session with all its rows, once.
+func TestMixedPlanRunsBothKinds(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(mixedPlan, addr, `load {
   stage {
     duration = "1s"
     rate     = 200
   }
-}
-`, addr), nil)
+}`), nil)
 	rows, sum, dir := runWS(t, s)
 	checkSessionRows(t, s, rows)
 	kinds := map[string]int{}
@@ -117,6 +99,42 @@ load {
 		for _, r := range rs {
 			if r.Error != results.None {
 				t.Fatalf("slot %d: %s: %s", k, r.Name, r.Error)
+			}
+		}
+		kinds[s.Entries[s.Pick(k)].Name]++
+	}
+	if kinds["home"] == 0 || kinds["browse"] == 0 || kinds["chat"] == 0 {
+		t.Fatalf("sessions by entry %v: want all three kinds", kinds)
+	}
+	if sum.Sessions.Started != int64(kinds["chat"]) || sum.Sessions.Completed != int64(kinds["chat"]) {
+		t.Fatalf("websocket.json sessions %+v, want %d started and completed", sum.Sessions, kinds["chat"])
+	}
+	if m := readMeta(t, dir); m.Engine != EngineLoop {
+		t.Fatalf("meta.json engine %q", m.Engine)
+	}
+}
+
+// A closed-model plan may mix the kinds too: each user runs HTTP requests,
+// HTTP scenarios and WebSocket sessions in turn, by weight, on its loop.
+// Every session numbered 0..n-1 has all its rows, all ok, and
+// websocket.json counts the WebSocket ones.
+func TestMixedClosedPlanRunsBothKinds(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(mixedPlan, addr, `load {
+  model = "closed"
+  think = "5ms"
+  stage {
+    duration = "1s"
+    users    = 4
+  }
+}`), nil)
+	rows, sum, dir := runWS(t, s)
+	checkClosedSessionRows(t, s, rows)
+	kinds := map[string]int{}
+	for k, rs := range rows {
+		for _, r := range rs {
+			if r.Error != results.None {
+				t.Fatalf("session %d: %s: %s", k, r.Name, r.Error)
 			}
 		}
 		kinds[s.Entries[s.Pick(k)].Name]++

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"sync/atomic"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -17,19 +15,21 @@ import (
 	"github.com/tressi/tressi/ws"
 )
 
-// wsLoop runs WebSocket sessions on raw non-blocking sockets through its
-// own epoll set, one goroutine per loop, like evloop does for HTTP: ws is
-// the codec (it frames bytes), the loop moves them and keeps the timers.
+// wsLoop is a loop's WebSocket part: the sessions it runs on raw
+// non-blocking sockets in the host loop's epoll set, on the host's
+// goroutine: ws is the codec (it frames bytes), the part moves them and
+// keeps the sessions' timers.
 // A session costs its wsSession (a few hundred bytes) and its socket: read
 // bytes land in one buffer per loop, and only a message split across reads
 // is copied into the session's own.
 type wsLoop struct {
+	host  *evloop // the loop it runs in
 	ex    *executor
-	sink  rowSink
+	sink  *rowSink // the host's
 	vals  compile.Values
 	stats *wsStats
 	progs []*wsProgram
-	p     *poller
+	p     *poller // the host's; sessions' ids carry wsBit there
 	now   int64
 
 	sess    []*wsSession // by id, the epoll data of its socket
@@ -58,21 +58,15 @@ type wsLoop struct {
 	// handshaking those whose TLS handshake runs: the loop does not sleep
 	// through their events. full: the last wait returned as many events as
 	// it could, so more are ready.
-	rxs         rxStamps
+	rxs         *rxStamps // the host's
 	rx          int64
 	outs        int
 	handshaking int
 	full        bool
 
-	users wsUsers // the closed model's (wsclosed_linux.go)
-
 	queued    int  // sessions waiting for a connection (wsadmit_linux.go)
 	refilling bool // refill is running
 	cutting   bool // sending stopped, and pausing sessions were woken to say so
-
-	// slots: the open model's share of the slots, read as the HTTP loop
-	// reads its own (loopopen_linux.go).
-	slots openDriver
 }
 
 // wsTarget is a target's address and source addresses.
@@ -166,72 +160,34 @@ type wsPending struct {
 	each     int // for_each iteration it was sent in (-1: none)
 }
 
-// startWSLoops starts n loops for the open model's WebSocket sessions.
-// startWSLoops starts n loops: the open model's slots, or the closed
-// model's users (session is then the shared session counter).
-func (ex *executor) startWSLoops(n int, progs []*wsProgram, slots func() compile.SlotSource, session *atomic.Uint64, tag uint32) ([]*wsStats, error) {
-	var loops []*wsLoop
-	var users [][]compile.UserSpan
-	if session != nil {
-		users = ex.dealUsers(n)
+// newWSLoop is loop i's (of n) WebSocket part, in host: its share of each
+// target's connections, its own targets (their source-address cursor is
+// the loop's to move), and the host's poller, receive stamps and sink.
+func (ex *executor) newWSLoop(host *evloop, progs []*wsProgram, i, n int) (*wsLoop, error) {
+	targets, err := wsTargets(ex)
+	if err != nil {
+		return nil, err
 	}
-	var all []*wsStats
+	for ti, t := range targets {
+		c := ex.s.Targets[ti].Connections
+		share := c / n
+		if i < c%n {
+			share++
+		}
+		t.maxConns = max(share, 1)
+	}
 	marks := false
 	for _, p := range progs {
 		if p != nil && p.marked() {
 			marks = true
 		}
 	}
-	for i := range n {
-		// Each loop has its own targets: their source-address cursor is
-		// the loop's to move.
-		targets, err := wsTargets(ex)
-		for ti, t := range targets {
-			c := ex.s.Targets[ti].Connections
-			share := c / n
-			if i < c%n {
-				share++
-			}
-			t.maxConns = max(share, 1)
-		}
-		var p *poller
-		if err == nil {
-			p, err = newPoller(maxEvents)
-		}
-		if p != nil {
-			// Edge-triggered: a session's socket is reported once per
-			// arrival. With level triggering every socket read at one
-			// wake-up was polled again at the next (the kernel keeps it on
-			// the ready list until a poll finds it empty): a cold socket's
-			// lines fetched for nothing, once per frame. read and readTLS
-			// read until EAGAIN or a short read, and every move out of
-			// dialing changes the interest (setOut), which looks again.
-			p.edge = true
-		}
-		if err != nil {
-			for _, l := range loops {
-				l.p.close()
-			}
-			return nil, err
-		}
-		l := &wsLoop{ex: ex, sink: ex.newSink(), stats: newWSStats(), progs: progs, p: p,
-			rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: tag,
-			rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73})}
-		l.vals.Seed = ex.s.Seed
-		l.enc.vals.Seed = ex.s.Seed
-		if session != nil {
-			l.users = wsUsers{spans: users[i], session: session}
-		} else {
-			l.slots.init(ex, slots(), i, n)
-			l.slots.webSocket = true
-		}
-		loops = append(loops, l)
-		all = append(all, l.stats)
-	}
-	for _, l := range loops {
-		ex.wg.Go(l.run)
-	}
-	return all, nil
+	l := &wsLoop{host: host, ex: ex, sink: &host.sink, stats: newWSStats(), progs: progs, p: host.p, rxs: &host.rx,
+		rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: ex.runTag,
+		rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.s.Seed), byte(ex.s.Seed >> 8), 0x77, 0x73})}
+	l.vals.Seed = ex.s.Seed
+	l.enc.vals.Seed = ex.s.Seed
+	return l, nil
 }
 
 func (p *wsProgram) marked() bool {
@@ -264,58 +220,11 @@ func wsTargets(ex *executor) ([]*wsTarget, error) {
 	return out, nil
 }
 
-// run is the loop: start due sessions, wait for sockets or the next timer,
-// handle both, until every slot is started and every session has ended.
-// Slots and timers (sends due, pauses ended, awaits timed out) are handled
-// in bursts at most burstQuantum apart, as the HTTP loop's open model does:
-// a send due meanwhile goes out with the next burst, a little late (the
-// lateness is its send lag), and the loop wakes once per quantum, not once
-// per frame.
-func (l *wsLoop) run() {
-	defer l.finish()
-	l.rxs.start()
-	if l.closedModel() {
-		l.startUsers()
-	} else {
-		l.slots.advance()
-	}
-	burst := newBurstClock()
-	for {
-		l.now = l.ex.clock.now()
-		l.halt.look(l.ex)
-		stopping := l.halt.stopping
-		if burst.fire(l.now, l.nextDue(), stopping) {
-			if l.closedModel() {
-				l.fireUsers()
-			}
-			for d := &l.slots; d.hasNext && (stopping || d.nextSlot.Due() <= l.now); d.advance() {
-				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
-				if stopping || l.progs[e] == nil {
-					l.notSentSession(d.nextK, e, due)
-				} else {
-					l.admit(d.nextK, l.progs[e], due, -1)
-				}
-			}
-			l.fireTimers()
-		}
-		if l.queued > 0 {
-			l.expireQueued()
-		}
-		if !l.slots.hasNext && l.users.active == 0 && l.active == 0 && l.queued == 0 {
-			return
-		}
-		wake := burst.wake(l.nextDue())
-		if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
-			wake = d
-		}
-		l.poll(wake)
-		l.cutAll()
-		if l.ex.aborted.Load() {
-			l.abortAll()
-		}
-		l.stats.noteOpen(l.now, l.open)
-	}
-}
+// The host loop drives its WebSocket part (loop_linux.go, loopopen_linux.go,
+// loopclosed_linux.go): timers fire in the open model's bursts, at most
+// burstQuantum apart, with the slots; a send due meanwhile goes out with
+// the next burst, a little late (the lateness is its send lag), and the
+// loop wakes once per quantum, not once per frame.
 
 // wsHalt is whether the run stopped sending (an interrupt, an early exit)
 // or passed its schedule's end, looked at once per wake-up rather than
@@ -324,69 +233,98 @@ type wsHalt struct{ stopping, pastEnd bool }
 
 func (h *wsHalt) look(ex *executor) { h.stopping, h.pastEnd = ex.stopping(), ex.pastEnd() }
 
-// nextDue is the earliest instant a slot or a timer waits for, -1 for none.
-func (l *wsLoop) nextDue() int64 {
-	due := int64(-1)
-	if l.slots.hasNext {
-		due = l.slots.nextSlot.Due()
-	}
-	if l.timers.len() > 0 && (due < 0 || l.timers.top() < due) {
-		due = l.timers.top()
-	}
-	if w := &l.users.wakes; w.len() > 0 && (due < 0 || w.top() < due) {
-		due = w.top()
-	}
-	return due
+// begin starts a round of the host's: the clock, and whether sending
+// stops.
+func (l *wsLoop) begin(now int64) {
+	l.now = now
+	l.halt.look(l.ex)
 }
 
-func (l *wsLoop) poll(wake int64) {
-	now := l.ex.clock.now()
-	timeout := int64(100 * time.Millisecond)
-	if wake >= 0 {
-		timeout = min(timeout, wake-now)
+// slot starts slot k's session of entry e, due at due, or records it not
+// sent once the run stops.
+func (l *wsLoop) slot(k uint64, e int, due int64, stopping bool) {
+	if stopping || l.progs[e] == nil {
+		l.notSentSession(k, e, due)
+		return
 	}
+	l.admit(k, l.progs[e], due, -1)
+}
+
+// expire ends the waits for a connection that are over.
+func (l *wsLoop) expire() {
+	if l.queued > 0 {
+		l.expireQueued()
+	}
+}
+
+// idle: no session runs or waits for a connection.
+func (l *wsLoop) idle() bool { return l.active == 0 && l.queued == 0 }
+
+// nextDue is the earliest instant a timer waits for, -1 for none.
+func (l *wsLoop) nextDue() int64 {
+	if l.timers.len() > 0 {
+		return l.timers.top()
+	}
+	return -1
+}
+
+// nextWake is the earliest instant the part must wake for: its timers'
+// burst (burst.wake of nextDue, by the host) or a queued session's
+// expiry, -1 for none.
+func (l *wsLoop) nextWake(burst int64) int64 {
+	wake := burst
+	if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
+		wake = d
+	}
+	return wake
+}
+
+// waitFor bounds the host's wait: replies, pings and closes are read at
+// least every scanEvery while sessions run.
+func (l *wsLoop) waitFor(timeout int64) int64 {
 	if l.active > 0 {
-		// Replies, pings and closes are read at least this often.
-		timeout = min(timeout, scanEvery)
+		return min(timeout, scanEvery)
 	}
-	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
-		l.sink.flush()
-	}
-	if l.rxs.on && timeout > 0 && l.outs == 0 && l.handshaking == 0 && !l.full {
-		// Sleep through the replies instead of waking for each: they
-		// carry the kernel's arrival stamps, and are read together below.
-		rawSleep(timeout)
-		timeout = 0
-	}
-	n, err := l.p.wait(max(timeout, 0))
-	if err != nil {
-		// The epoll set is broken: nothing more can be sent or read. The
-		// run stops with the error; what is in flight is interrupted.
-		l.ex.broken(err)
-	}
-	l.full = n == len(l.p.evs)
-	l.now = l.rxs.now(&l.ex.clock)
+	return timeout
+}
+
+// sleepable says whether the host may sleep through its sockets: not
+// while a session waits to write or handshakes, nor when the last wait
+// returned as many events as it could (more are ready).
+func (l *wsLoop) sleepable() bool { return l.outs == 0 && l.handshaking == 0 && !l.full }
+
+// woke takes in a wait's events before the host handles them: the
+// sessions among them are touched together (see touch), so their cache
+// misses overlap.
+func (l *wsLoop) woke(now int64, evs []unix.EpollEvent, full bool) {
+	l.full = full
+	l.now = now
 	l.halt.look(l.ex)
-	for i := range n {
-		if id := l.p.evs[i].Fd; id >= 0 && int(id) < len(l.sess) {
-			l.touched += l.sess[id].touch()
+	for i := range evs {
+		if id := evs[i].Fd; id >= 0 && id&wsBit != 0 && int(id&^wsBit) < len(l.sess) {
+			l.touched += l.sess[id&^wsBit].touch()
 		}
 	}
-	for i := range n {
-		ev := &l.p.evs[i]
-		if ev.Fd == wakeID {
-			l.woken()
-			continue
-		}
-		if int(ev.Fd) >= len(l.sess) {
-			continue
-		}
-		s := l.sess[ev.Fd]
-		if s == nil || s.state == wsDone {
-			continue
-		}
-		l.event(s, ev.Events)
+}
+
+// eventID handles the readiness of session id's socket.
+func (l *wsLoop) eventID(id int32, ev uint32) {
+	if int(id) >= len(l.sess) {
+		return
 	}
+	if s := l.sess[id]; s != nil && s.state != wsDone {
+		l.event(s, ev)
+	}
+}
+
+// after follows a round of events: a stop cuts the pausing sessions, an
+// abort every session; the open-connection gauge is sampled.
+func (l *wsLoop) after() {
+	l.cutAll()
+	if l.ex.aborted.Load() {
+		l.abortAll()
+	}
+	l.stats.noteOpen(l.now, l.open)
 }
 
 // startSession dials slot k's session.
@@ -439,13 +377,13 @@ func (l *wsLoop) dial(s *wsSession, t *wsTarget) error {
 	s.fd = fd
 	if t.transport != nil {
 		id := s.id
-		if s.tr, err = t.transport(func() { l.p.wake(id) }); err != nil {
+		if s.tr, err = t.transport(func() { l.p.wake(id | wsBit) }); err != nil {
 			closeFD(fd)
 			s.fd = -1
 			return &dialError{err}
 		}
 	}
-	if err := l.p.add(fd, s.id, true); err != nil {
+	if err := l.p.add(fd, s.id|wsBit, true); err != nil {
 		l.dropTransport(s)
 		closeFD(fd)
 		s.fd = -1
@@ -660,7 +598,7 @@ func (l *wsLoop) setOut(s *wsSession, out bool) {
 	} else {
 		l.outs--
 	}
-	_ = l.p.modify(s.fd, s.id, out)
+	_ = l.p.modify(s.fd, s.id|wsBit, out)
 }
 
 // read drains the socket, handing what came to the session (through its
@@ -1330,8 +1268,4 @@ func (l *wsLoop) finish() {
 	for _, s := range l.sess {
 		l.dropTransport(s)
 	}
-	l.p.close()
-	l.rxs.stop()
-	l.slots.finish() // a schedule read short says so
-	l.sink.flush()
 }

@@ -15,14 +15,12 @@ import (
 // (wsHandshaking), then the HTTP upgrade (wsUpgrading). The connect
 // timeout covers the first two, counted from the dial, as for https.
 
-// woken looks again at the sessions whose transport moved on outside the
+// wokenID looks again at session id, whose transport moved on outside the
 // loop (a handshake that has bytes to send, or ended).
-func (l *wsLoop) woken() {
-	for _, id := range l.p.woken() {
-		if int(id) < len(l.sess) {
-			if s := l.sess[id]; s.tr != nil && s.state != wsDone {
-				l.pump(s)
-			}
+func (l *wsLoop) wokenID(id int32) {
+	if int(id) < len(l.sess) {
+		if s := l.sess[id]; s.tr != nil && s.state != wsDone {
+			l.pump(s)
 		}
 	}
 }
