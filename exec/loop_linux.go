@@ -158,9 +158,12 @@ type ljob struct {
 	// st is the session step it sends, nil outside a session; then sess
 	// is the session's id, and own says it rides the session's own
 	// connection (connection = "session").
-	st    *sessionStep
-	sess  int32
-	own   bool
+	st   *sessionStep
+	sess int32
+	own  bool
+	// ws: st is a WebSocket session's HTTP step (before its connect), and
+	// sess that session's id in the loop's WebSocket part.
+	ws    bool
 	retry bool // it goes out again, on a fresh connection (see fail)
 	pr    *preparedRequest
 	sched int64 // the instant latency counts from

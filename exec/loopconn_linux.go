@@ -441,6 +441,8 @@ func (l *evloop) complete(c *lconn, done int64) {
 // jobDone hands what follows a finished job to its driver.
 func (l *evloop) jobDone(j *ljob, done int64, answered bool) {
 	switch {
+	case j.ws:
+		l.ws.httpJobDone(j, done, answered)
 	case j.st != nil:
 		l.sessionDone(j, done, answered)
 	case j.user >= 0:
@@ -520,7 +522,10 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
 	l.sink.keep(row, done)
-	if j.st != nil {
+	switch {
+	case j.ws:
+		l.ws.httpAnswered(j, resp)
+	case j.st != nil:
 		l.sessionCapture(j, resp)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/plan"
 )
 
 // The warm-up: the loops open their pooled connections, handshakes and
@@ -83,15 +84,18 @@ func (l *evloop) warmCounts(pooled []bool, share int64) []int {
 }
 
 // pooledTargets says, by target, whether any request goes to it over the
-// pool: an endpoint's, or a step of a scenario with connection = "pool".
+// pool: an endpoint's, a step of a scenario with connection = "pool", or
+// an HTTP step of a WebSocket scenario (before its connect).
 func pooledTargets(s *compile.Schedule, reqs []preparedRequest) []bool {
 	pooled := make([]bool, len(s.Targets))
 	for _, e := range s.Entries {
-		if e.WebSocket || e.Connection == compile.ConnectionSession {
+		if !e.WebSocket && e.Connection == compile.ConnectionSession {
 			continue
 		}
 		for _, st := range e.Steps {
-			pooled[reqs[st.Request].spec.Target] = true
+			if st.Request >= 0 && (!e.WebSocket || st.Kind == plan.StepHTTP) {
+				pooled[reqs[st.Request].spec.Target] = true
+			}
 		}
 	}
 	return pooled

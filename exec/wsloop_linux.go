@@ -82,8 +82,8 @@ type wsTarget struct {
 const (
 	wsDialing     = iota
 	wsHandshaking // TLS (wss://): the transport's handshake runs
-	wsHTTPWait    // before the connect: between HTTP steps (wshttp_linux.go)
-	wsHTTPBusy    // before the connect: an HTTP step's request sent, its response awaited
+	wsHTTPWait    // before the connect: between HTTP steps (wsprelude_linux.go)
+	wsHTTPBusy    // before the connect: an HTTP step's job is the loop's
 	wsUpgrading
 	wsOpen
 	wsClosing // our close frame sent, awaiting the server's
@@ -106,7 +106,9 @@ type wsSession struct {
 	closing  bool // the close step is outstanding
 	cut      bool // sending stopped for it: its rest was recorded as not sent
 	failed   bool // some row was not ok
-	httpConn bool // the connection opening is an HTTP step's, before the connect (wshttp_linux.go)
+	// dispatching: httpNext is handing its HTTP step's job to the loop
+	// (wsprelude_linux.go).
+	dispatching bool
 	id       int32
 	fd       int
 	k        uint64
@@ -134,7 +136,6 @@ type wsSession struct {
 	key     [ws.KeyLen]byte
 	head    []byte // the upgrade response while it arrives
 	start   int64
-	http    *wsHTTPExchange // an HTTP step's exchange, before the connect
 	items   [][]byte
 	have    []bool
 	// dialAt is when the dial began; connect how long it took to open the
@@ -344,7 +345,7 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 	l.active++
 	s.t.live++
 	if p.connect > 0 {
-		l.httpNext(s) // HTTP steps first (wshttp_linux.go)
+		l.httpNext(s) // HTTP steps first (wsprelude_linux.go)
 		return
 	}
 	l.dialWS(s)
@@ -402,8 +403,8 @@ func (l *wsLoop) newSession() *wsSession {
 	if n := len(l.free); n > 0 {
 		s = l.sess[l.free[n-1]]
 		l.free = l.free[:n-1]
-		id, r, captured, have, awaits, http := s.id, s.r, s.captured, s.have, s.awaits, s.http
-		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0], http: http}
+		id, r, captured, have, awaits := s.id, s.r, s.captured, s.have, s.awaits
+		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0]}
 		s.r.Reset()
 		s.r.Release()
 	} else {
@@ -455,7 +456,7 @@ func (l *wsLoop) event(s *wsSession, ev uint32) {
 			return
 		}
 		s.connect = max(l.now-s.dialAt, 1)
-		l.opened(s)
+		l.upgrade(s)
 		return
 	case wsHandshaking:
 		if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
@@ -655,9 +656,6 @@ func lostKind(errno syscall.Errno) results.ErrorKind {
 // received handles bytes the server sent: the upgrade's answer while it
 // arrives, then frames. False once the session ended.
 func (l *wsLoop) received(s *wsSession, b []byte) bool {
-	if s.state == wsHTTPBusy {
-		return l.httpReceived(s, b)
-	}
 	if s.state == wsUpgrading {
 		s.head = append(s.head, b...)
 		used, resp, err := ws.CheckResponse(s.head, s.key, s.prog.connectStep().spec.WebSocket.Subprotocols)
@@ -1097,8 +1095,7 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 		return
 	}
 	if s.state == wsHTTPBusy {
-		l.httpEnded(s, kind)
-		return
+		return // its HTTP step's job is the loop's: the job's end goes on
 	}
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
@@ -1120,10 +1117,6 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
 // connectFailed records the connect row and every other row of a session
 // whose connection never opened.
 func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind) {
-	if s.httpConn {
-		l.httpFailed(s, kind, nil) // the connection of an HTTP step before the connect
-		return
-	}
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
 	}

@@ -18,8 +18,7 @@ func (l *wsLoop) armTimer(s *wsSession) {
 		l.setTimer(s, s.wakeAt)
 		return
 	case wsHTTPBusy:
-		l.setTimer(s, s.http.deadline)
-		return
+		return // its job times out in the loop (looptimeout_linux.go)
 	}
 	at := int64(-1)
 	if !s.blocked && s.wakeAt > l.now {
@@ -96,11 +95,6 @@ func (l *wsLoop) timeout(s *wsSession) {
 		l.httpNext(s)
 		return
 	case wsHTTPBusy:
-		if l.now < s.http.deadline {
-			l.setTimer(s, s.http.deadline)
-			return
-		}
-		l.httpFailed(s, results.Timeout, nil)
 		return
 	case wsUpgrading:
 		if end := s.upgradeEnd(); l.now < end {

@@ -41,9 +41,9 @@ func (l *wsLoop) pump(s *wsSession) {
 			l.handshaking--
 			l.now = l.ex.clock.now()
 			s.connect = max(l.now-s.dialAt, 1)
-			l.opened(s)
+			l.upgrade(s)
 		}
-	case wsHTTPBusy, wsUpgrading, wsOpen, wsClosing:
+	case wsUpgrading, wsOpen, wsClosing:
 		l.arrived(-1)
 		l.plaintext(s)
 	}
@@ -148,10 +148,6 @@ func (l *wsLoop) dropTransport(s *wsSession) {
 // with err's text (for a tls error, why: unknown authority, name mismatch,
 // expired).
 func (l *wsLoop) connectError(s *wsSession, err error) {
-	if s.httpConn {
-		l.httpFailed(s, classify(err), err)
-		return
-	}
 	st := s.prog.connectStep()
 	kind := classify(err)
 	if l.ex.aborted.Load() {
@@ -168,10 +164,6 @@ func (l *wsLoop) connectError(s *wsSession, err error) {
 // upgrade (a TLS 1.3 server refusing the client's certificate says so on
 // the first read) it is the connect's error; later, the session's.
 func (l *wsLoop) connLostErr(s *wsSession, err error) {
-	if s.state == wsHTTPBusy {
-		l.httpFailed(s, classify(err), err)
-		return
-	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		l.connectError(s, asTLSError(err))
 		return
