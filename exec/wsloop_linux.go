@@ -100,20 +100,20 @@ const (
 // turn comes, so what a frame needs should sit on as few cache lines as
 // possible (see touch).
 type wsSession struct {
-	state    uint8
-	wantOut  bool // EPOLLOUT is in the interest set (bytes wait for the socket)
-	blocked  bool // a wait = true await is outstanding
-	closing  bool // the close step is outstanding
-	cut      bool // sending stopped for it: its rest was recorded as not sent
-	failed   bool // some row was not ok
+	state   uint8
+	wantOut bool // EPOLLOUT is in the interest set (bytes wait for the socket)
+	blocked bool // a wait = true await is outstanding
+	closing bool // the close step is outstanding
+	cut     bool // sending stopped for it: its rest was recorded as not sent
+	failed  bool // some row was not ok
 	// dispatching: httpNext is handing its HTTP step's job to the loop
 	// (wsprelude_linux.go).
 	dispatching bool
-	id       int32
-	fd       int
-	k        uint64
-	prog     *wsProgram
-	tr       transport // wss://: TLS between the socket and the frames; nil for ws://
+	id          int32
+	fd          int
+	k           uint64
+	prog        *wsProgram
+	tr          transport // wss://: TLS between the socket and the frames; nil for ws://
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
 	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
