@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -146,6 +147,7 @@ type wsSession struct {
 	connSent        int64
 	closeSched      int64
 	closeSent       int64
+	_               [8]byte // to a whole number of cache lines: see sessionBlock
 }
 
 // wsPending is an outstanding await (or the close handshake).
@@ -425,6 +427,10 @@ func (l *wsLoop) newSession() *wsSession {
 // one large allocation (over 32 KiB), which starts on a page, so every
 // session starts on a cache line (768 bytes each) next to the others.
 const sessionBlock = 64
+
+// A session is a whole number of cache lines, or the sessions after the
+// first of a block would not start on one: this fails to compile if not.
+var _ [0]struct{} = [unsafe.Sizeof(wsSession{}) % 64]struct{}{}
 
 // touch reads a word of each cache line a frame of s uses, before a batch
 // of sessions is handled: after a send period the session is cold, and
