@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	osexec "os/exec"
 	"strings"
@@ -89,14 +90,19 @@ func TestHTTPSourceAddresses(t *testing.T) {
 	if !runInNetNS(t, "TestHTTPSourceAddresses") {
 		return
 	}
-	narrowPorts(t, 8)
 	var mu sync.Mutex
 	peers := map[string]bool{}
-	addr := serveSlowly(t, "127.0.0.1:8080", 50*time.Millisecond, func(remote string) {
+	// Listening first, before the range narrows: its port is not one of
+	// the 8.
+	addr := rawServer(t, func(c net.Conn, _ *http.Request) bool {
 		mu.Lock()
-		peers[remote] = true
+		peers[c.RemoteAddr().String()] = true
 		mu.Unlock()
+		time.Sleep(50 * time.Millisecond) // every connection is in use at once
+		_, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		return err == nil
 	})
+	narrowPorts(t, 8)
 	const conns = 18
 	for _, engine := range []string{EngineLoop, EngineFasthttp} {
 		t.Run(engine+"/without", func(t *testing.T) {
@@ -127,56 +133,5 @@ func TestHTTPSourceAddresses(t *testing.T) {
 				t.Fatalf("the server saw %d connections from %v: want more than one address's 8 ports, from all three", len(peers), ips)
 			}
 		})
-	}
-}
-
-// serveSlowly serves HTTP/1.1 "ok" on addr after a delay, telling seen each
-// connection's peer address.
-func serveSlowly(t *testing.T, addr string, delay time.Duration, seen func(remote string)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			seen(c.RemoteAddr().String())
-			go answerSlowly(c, delay)
-		}
-	}()
-	return ln.Addr().String()
-}
-
-// answerSlowly answers every request on c (GETs without bodies) after delay.
-func answerSlowly(c net.Conn, delay time.Duration) {
-	defer c.Close()
-	buf := make([]byte, 4096)
-	have := 0
-	for {
-		n, err := c.Read(buf[have:])
-		if err != nil {
-			return
-		}
-		have += n
-		for {
-			i := strings.Index(string(buf[:have]), "\r\n\r\n")
-			if i < 0 {
-				break
-			}
-			copy(buf, buf[i+4:have])
-			have -= i + 4
-			time.Sleep(delay)
-			if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
-				return
-			}
-		}
-		if have == len(buf) {
-			return
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
 )
@@ -94,24 +95,7 @@ func TestMixedPlanRunsBothKinds(t *testing.T) {
 }`), nil)
 	rows, sum, dir := runWS(t, s)
 	checkSessionRows(t, s, rows)
-	kinds := map[string]int{}
-	for k, rs := range rows {
-		for _, r := range rs {
-			if r.Error != results.None {
-				t.Fatalf("slot %d: %s: %s", k, r.Name, r.Error)
-			}
-		}
-		kinds[s.Entries[s.Pick(k)].Name]++
-	}
-	if kinds["home"] == 0 || kinds["browse"] == 0 || kinds["chat"] == 0 {
-		t.Fatalf("sessions by entry %v: want all three kinds", kinds)
-	}
-	if sum.Sessions.Started != int64(kinds["chat"]) || sum.Sessions.Completed != int64(kinds["chat"]) {
-		t.Fatalf("websocket.json sessions %+v, want %d started and completed", sum.Sessions, kinds["chat"])
-	}
-	if m := readMeta(t, dir); m.Engine != EngineLoop {
-		t.Fatalf("meta.json engine %q", m.Engine)
-	}
+	checkMixedRows(t, s, rows, sum, dir)
 }
 
 // A closed-model plan may mix the kinds too: each user runs HTTP requests,
@@ -130,6 +114,14 @@ func TestMixedClosedPlanRunsBothKinds(t *testing.T) {
 }`), nil)
 	rows, sum, dir := runWS(t, s)
 	checkClosedSessionRows(t, s, rows)
+	checkMixedRows(t, s, rows, sum, dir)
+}
+
+// checkMixedRows: every row of the mixedPlan run in dir is ok, all three
+// entries ran, websocket.json counts the WebSocket sessions, and meta.json
+// names the loop.
+func checkMixedRows(t *testing.T, s *compile.Schedule, rows map[uint64][]namedRow, sum *results.WebSocketSummary, dir string) {
+	t.Helper()
 	kinds := map[string]int{}
 	for k, rs := range rows {
 		for _, r := range rs {
