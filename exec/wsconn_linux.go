@@ -380,6 +380,7 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 	s.state = wsOpen
 	l.stats.connected++
+	l.ex.protos[s.prog.target].websocket.Add(1)
 	done := max(l.rx, s.connSent)
 	l.stats.connect.RecordValue(max(done-s.connSched, 1))
 	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, 0, in)

@@ -137,7 +137,13 @@ func checkMixedRows(t *testing.T, s *compile.Schedule, rows map[uint64][]namedRo
 	if sum.Sessions.Started != int64(kinds["chat"]) || sum.Sessions.Completed != int64(kinds["chat"]) {
 		t.Fatalf("websocket.json sessions %+v, want %d started and completed", sum.Sessions, kinds["chat"])
 	}
-	if m := readMeta(t, dir); m.Engine != EngineLoop {
+	m := readMeta(t, dir)
+	if m.Engine != EngineLoop {
 		t.Fatalf("meta.json engine %q", m.Engine)
+	}
+	// meta.json names what ran: the one target's connections spoke
+	// HTTP/1.1 (endpoint, scenario) and WebSocket (one per session).
+	if p := m.Protocols["api"]; p["http/1.1"] == 0 || p["websocket"] != int64(kinds["chat"]) {
+		t.Fatalf("meta.json protocols %v, want http/1.1 connections and %d websocket", m.Protocols, kinds["chat"])
 	}
 }

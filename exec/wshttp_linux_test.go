@@ -297,8 +297,11 @@ load {
 func TestWSHTTPLoginReusesPooledConnections(t *testing.T) {
 	ls := startLoginServer(t, nil)
 	s := compilePlan(t, fmt.Sprintf(pooledLoginPlan, ls.addr), nil)
-	rows, sum, _ := runWS(t, s)
+	rows, sum, dir := runWS(t, s)
 	checkSessionRows(t, s, rows)
+	if p := readMeta(t, dir).Protocols; p["api"]["http/1.1"] > 2 || p["chat"]["websocket"] != s.Count {
+		t.Fatalf("meta.json protocols %v: want at most 2 http/1.1 connections to api, %d websocket to chat", p, s.Count)
+	}
 	for k, rs := range rows {
 		if rs[0].Name != "s.login" || rs[0].Status != 200 || rs[1].Status != 101 {
 			t.Fatalf("slot %d rows %+v: want the login's 200, then the upgrade's 101", k, rs)
