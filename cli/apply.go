@@ -341,6 +341,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
+	prepareProcess(&opt)
 
 	o, err := exec.Run(context.Background(), s, opt)
 	if err != nil {
