@@ -2,7 +2,6 @@ package exec
 
 import (
 	"net"
-	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -64,10 +63,9 @@ func (d *dialTarget) socket(stamps bool) (int, error) {
 	if len(d.sources) > 0 {
 		src := d.sources[d.next%len(d.sources)]
 		d.next++
-		_ = bindNoPortFD(fd)
-		if err := unix.Bind(fd, src); err != nil {
+		if err := bindSource(fd, src); err != nil {
 			closeFD(fd)
-			return -1, os.NewSyscallError("bind", err)
+			return -1, err
 		}
 	}
 	if err := connect(fd, d.sa); err != nil {

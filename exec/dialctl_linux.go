@@ -2,8 +2,6 @@ package exec
 
 import (
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // bindNoPort lets a socket bound to a source address take its port at
@@ -16,8 +14,4 @@ func bindNoPort(_, _ string, c syscall.RawConn) error {
 		return cerr
 	}
 	return err
-}
-
-func bindNoPortFD(fd int) error {
-	return unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
 }

@@ -235,7 +235,7 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 func (l *evloop) discard() {
 	for _, c := range l.conns {
 		if c != nil && c.fd >= 0 {
-			unix.Close(c.fd)
+			closeFD(c.fd)
 		}
 	}
 	l.p.close()

@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tressi/tressi/compile"
 )
 
@@ -26,9 +24,7 @@ func (l *evloop) runClosed() {
 	// the run, and gets the default back after it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if unix.Prctl(unix.PR_SET_TIMERSLACK, napSlack, 0, 0, 0) == nil {
-		defer unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0)
-	}
+	defer timerSlack(napSlack)()
 	d := &l.closedUsers
 	d.active = len(d.users)
 	for u := range d.users {

@@ -179,6 +179,31 @@ func newSocket(family int, stamps bool) (int, error) {
 	return fd, nil
 }
 
+// bindSource binds socket fd to the local address src, leaving the port
+// to connect (IP_BIND_ADDRESS_NO_PORT), which picks it for the whole
+// 4-tuple: bind alone would take one of the address's ports for every
+// server, and none a closed connection still holds in TIME_WAIT.
+func bindSource(fd int, src unix.Sockaddr) error {
+	_ = bindNoPortFD(fd) // without it (an old kernel), bind picks the port
+	if err := unix.Bind(fd, src); err != nil {
+		return os.NewSyscallError("bind", err)
+	}
+	return nil
+}
+
+func bindNoPortFD(fd int) error {
+	return unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
+}
+
+// timerSlack sets the calling thread's timer slack to ns and returns what
+// puts the default back; the thread must be locked (LockOSThread).
+func timerSlack(ns int) (restore func()) {
+	if unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(ns), 0, 0, 0) != nil {
+		return func() {}
+	}
+	return func() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0) }
+}
+
 // stampSocket asks the kernel to stamp what fd receives.
 func stampSocket(fd int) error {
 	err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
