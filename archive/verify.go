@@ -187,7 +187,9 @@ func verifyRun(v *Verification, dir, prefix string, src source, sources map[stri
 		compareSources(v, src, sources, tp, tpName)
 	}
 	recompile(v, src, meta.ScheduleHash, resName, tp.Sensitive, opts)
-	checkRows(v, r, resName, tp.Count, meta.Shard, tp.Model == plan.ModelClosed)
+	per, done := slotRowsOf(v, filepath.Join(dir, tplanFile), tpName, meta.Shard)
+	defer done()
+	checkRows(v, r, resName, tp.Count, meta.Shard, tp.Model == plan.ModelClosed, per)
 	checkSamples(v, filepath.Join(dir, samplesFile), prefix+samplesFile)
 }
 
@@ -374,8 +376,9 @@ func decodeValue(tv compile.TPlanVariable) (string, error) {
 
 // checkRows reads every row: every batch must match its checksum and
 // every slot of the schedule (or of the shard) must be there.
-func checkRows(v *Verification, r *results.Reader, resName string, count int64, shard results.Shard, closed bool) {
+func checkRows(v *Verification, r *results.Reader, resName string, count int64, shard results.Shard, closed bool, per *compile.SlotRows) {
 	defer r.Close()
+	defer checkSlotRows(v, resName, per)
 	seen := roaring64.New()
 	var rows int64
 	var batches int
@@ -387,6 +390,9 @@ func checkRows(v *Verification, r *results.Reader, resName string, count int64, 
 		batches++
 		rows += int64(b.Len)
 		seen.AddMany(b.Slot)
+		if per != nil {
+			per.Add(b.Slot)
+		}
 	}
 	if err := r.Err(); err != nil {
 		v.add("FAIL", resName, "%v", err)

@@ -42,6 +42,7 @@ func newApply(e *env) *cobra.Command {
 		// late it may reach --start-at.
 		expectHash     string
 		startTolerance time.Duration
+		lf             liveFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apply [PLANFILE.tplan or ARCHIVE or PATH]",
@@ -105,7 +106,7 @@ func newApply(e *env) *cobra.Command {
 				}
 				defer stop()
 			}
-			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet})
+			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet, live: &lf})
 		},
 	}
 	f.bind(cmd)
@@ -117,8 +118,10 @@ func newApply(e *env) *cobra.Command {
 	fl.StringVar(&expectHash, "expect-hash", "", "refuse to run unless the plan compiles to this schedule `hash` (as tressi plan prints it):\n"+
 		"shards that compile the plan's sources themselves then all run one schedule")
 	fl.DurationVar(&startTolerance, "start-tolerance", exec.DefaultStartTolerance, "refuse to run when --start-at has passed by more than this")
-	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core, plain HTTP/1.1) or\n"+
-		"fasthttp (TLS, scenarios); default: loop wherever it can run the plan")
+	fl.StringVar(&engine, "engine", "", "what sends the requests: loop (one epoll loop per core: HTTP/1.1, HTTP/2, TLS,\n"+
+		"scenarios, WebSocket) or fasthttp (HTTP/1.1 and TLS, endpoints and scenarios, no HTTP/2);\n"+
+		"default: loop, or fasthttp where the loop cannot run (not Linux)")
+	lf.bind(fl)
 	// A developer's flag: profile the executor on a real run.
 	fl.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fl.MarkHidden("cpuprofile")
@@ -275,7 +278,13 @@ func commandLine(cmd *cobra.Command, args []string, vars []plan.VarArg, sensitiv
 	parts := []string{"tressi", cmd.Name()}
 	parts = append(parts, args...)
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if fl.Name != "var" && fl.Name != "var-file" {
+		switch fl.Name {
+		case "var", "var-file":
+		case "remote-write-header": // credentials: never written down
+			parts = append(parts, "--"+fl.Name+"=(sensitive)")
+		case "remote-write":
+			parts = append(parts, "--"+fl.Name+"="+redactURL(fl.Value.String()))
+		default:
 			parts = append(parts, "--"+fl.Name+"="+fl.Value.String())
 		}
 	})
@@ -319,8 +328,11 @@ func catchSignals(e *env) (<-chan struct{}, func()) {
 	return interrupt, func() { signal.Stop(sig); close(done) }
 }
 
-// runOutput says what a run prints.
-type runOutput struct{ json, quiet bool }
+// runOutput says what a run prints, and which live views it serves.
+type runOutput struct {
+	json, quiet bool
+	live        *liveFlags
+}
 
 // runAndReport runs s, prints its report and turns the outcome into the
 // exit code: apply's and demo's common end.
@@ -342,8 +354,14 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	defer release()
 	opt.Interrupt = interrupt
 	prepareProcess(&opt)
+	lv, err := startLive(e, s, &opt, out.live)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer lv.close(interrupt) // after the summary is out
 
 	o, err := exec.Run(context.Background(), s, opt)
+	lv.finish()
 	if err != nil {
 		code := runErrorCode(err)                                              // a RecordError (disk full) is an internal error, at any time
 		return withCode(code, fmt.Errorf("%s", s.Secrets.String(err.Error()))) // a dial error names the host

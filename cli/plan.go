@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec"
 	"github.com/tressi/tressi/plan"
 )
 
@@ -45,6 +46,7 @@ func newPlan(e *env) *cobra.Command {
 				writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
 				return withCode(ExitInvalid, nil)
 			}
+			diags = append(diags, fileLimitDiagnostics(s)...)
 			if out != "" {
 				if err := writeTPlanFile(out, s, p); err != nil {
 					return withCode(ExitInvalid, err)
@@ -67,6 +69,17 @@ func newPlan(e *env) *cobra.Command {
 	f.bind(cmd)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the compiled schedule (.tplan) to this file")
 	return cmd
+}
+
+// fileLimitDiagnostics is apply's open-file warning at plan time, on the
+// machine that plans: a plan whose connections cannot fit says so before
+// it runs, with the numbers.
+func fileLimitDiagnostics(s *compile.Schedule) hcl.Diagnostics {
+	w := exec.FileLimitWarning(s)
+	if w == "" {
+		return nil
+	}
+	return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Connections exceed the open-file limit", Detail: w}}
 }
 
 // planJSON is `tressi plan --json`: the summary plus any warnings.

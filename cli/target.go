@@ -34,7 +34,13 @@ GET /me (Authorization: Bearer <token>), /bytes/{n}, /queue?service=500us (one F
 queue with that service time per request: capacity 1/service), GET /__stats (request and
 connection counters as JSON), and two WebSocket endpoints: /ws/echo (echoes each
 message; {"delay_ms":N} comes back late, ?close_after=N closes) and /v0/channels,
-which speaks enough of Tinode's protocol for examples/tinode. It prints "listening on http://HOST:PORT", so
+which speaks enough of Tinode's protocol for examples/tinode. The routes answer over HTTP/1.1 and
+over h2c (HTTP/2 with prior knowledge, as protocol = "h2c" sends it) on the same port. Routes that
+misbehave on purpose, for testing clients: /fault/unsolicited (answers 200, then an unasked-for 503
+on the same connection), /fault/ws/extension (a 101 naming an extension never offered),
+/fault/ws/close?code=1011&reason=TEXT (closes on the first message), /fault/ws/rsv1,
+/fault/ws/utf8 and /fault/ws/bigping (answer with the RSV1 bit set, a text frame that is
+not UTF-8, a 126-byte ping). It prints "listening on http://HOST:PORT", so
 --addr 127.0.0.1:0 picks a free port that scripts can read.`,
 		Example: "  tressi target\n" +
 			"  tressi target --addr 127.0.0.1:0",

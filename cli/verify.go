@@ -18,7 +18,8 @@ func newVerifyCmd(e *env) *cobra.Command {
 		Short: "Check an archive or run: sums, schedule hash, every row",
 		Long: "verify checks an archive's SHA-256 manifest, that its plan files and variables are the run's and\n" +
 			"compile to the schedule the results were recorded from, and reads every row (each batch against\n" +
-			"its checksum, every slot present). For a run directory it checks the same minus the manifest.\n" +
+			"its checksum, every slot present, each slot holding the rows its schedule says it stands for).\n" +
+			"For a run directory it checks the same minus the manifest.\n" +
 			"Each line names the file it is about. Exit 0 verified, 1 not. Sensitive variables, which\n" +
 			"archives leave out, are passed with --var as for apply.",
 		Example: "  tressi verify baseline.tressi.tar.zst\n  tressi verify tressi-runs/login-20260101T120000Z --var password=…",

@@ -66,7 +66,8 @@ func uriPrefix(base string, path plan.Template) string {
 
 // mergeHeaders puts the target's headers first and the request's after; a
 // request header replaces a target header of the same name (HTTP header
-// names are case-insensitive). Nothing else is added: fasthttp writes Host,
+// names are case-insensitive). Nothing else is added: fasthttp writes Host
+// (the URL's, unless a Host header names another virtual host),
 // Content-Length and its defaults itself.
 func mergeHeaders(target, request []plan.Header) []plan.Header {
 	out := make([]plan.Header, 0, len(target)+len(request))

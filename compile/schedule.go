@@ -287,5 +287,7 @@ func (rq *Request) CaptureSlots() []int {
 // Thresholds is the plan's thresholds block as the results judge a run.
 func Thresholds(t *plan.Thresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
-		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Abort: t.Abort, AllowAllFailed: t.AllowAllFailed}
+		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Max: t.Max,
+		LiveWindow: t.LiveWindow, LiveDelay: t.LiveDelay, LiveMinCount: t.LiveMinCount,
+		Abort: t.Abort, AllowAllFailed: t.AllowAllFailed}
 }

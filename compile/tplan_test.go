@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -145,5 +146,13 @@ func TestTPlanKeepsTargetSettings(t *testing.T) {
 	s, tp, _ := roundTrip(t, p)
 	if !reflect.DeepEqual(tp.Schedule.Targets, s.Targets) || tp.Schedule.Hash != s.Hash {
 		t.Fatalf("targets after the round trip:\n%+v\nwant\n%+v", tp.Schedule.Targets, s.Targets)
+	}
+}
+
+// max and the live latency settings survive a .tplan.
+func TestTPlanKeepsLiveLatencyThresholds(t *testing.T) {
+	th := results.Thresholds{P99: time.Second, Max: 2 * time.Second, LiveWindow: 5 * time.Second, LiveDelay: time.Second, LiveMinCount: 9, Abort: true}
+	if got := fromWireThresholds(toWireThresholds(th)); !reflect.DeepEqual(got, th) {
+		t.Fatalf("read back %+v, wrote %+v", got, th)
 	}
 }

@@ -38,7 +38,10 @@ variable "think" {
 
 target "app" {
   url         = var.base_url
-  connections = 100
+  # Each session holds its connection for its life, about 3 s of think:
+  # 50 sessions per second hold 150 at least; 300 leaves room for the
+  # answers (tressi plan warns when sessions would queue for connections).
+  connections = 300
   timeout     = "2s"
   connection  = "session"
 }

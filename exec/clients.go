@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -48,8 +49,17 @@ func (cs *clients) retryIdleClosed(req *fasthttp.Request, attempts int, err erro
 		return false, false
 	}
 	m, ok := v.(*fasthttp.Response).LocalAddr().(*meter)
-	return false, ok && m.reused && m.in == 0 && (closedByPeer(err) || errors.Is(err, fasthttp.ErrConnectionClosed))
+	return false, ok && m.reused && m.in == 0 &&
+		(closedByPeer(err) || errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, errUnsolicited))
 }
+
+// errUnsolicited fails a request before any byte of it is written: its
+// pooled connection had bytes waiting (or had ended) while it sat idle,
+// an answer nobody asked for. Read as the next request's answer, it would
+// be a response the server never gave that request; the loop engine drops
+// such a connection too (evloop.event). retryIdleClosed sends the request
+// again, on a fresh connection.
+var errUnsolicited = errors.New("the server sent bytes on an idle connection, unasked")
 
 func newClients(targets []compile.Target, clk *clock, maxBody int) (*clients, error) {
 	cs := &clients{clock: clk, conns: map[*meteredConn]struct{}{}, tls: map[string]*tls.Config{}}
@@ -114,7 +124,7 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		// skips its own for a conn with a Handshake method); TLSConfig is
 		// set for what else fasthttp reads from it. Plain connections leave
 		// the timeouts unset, since every request is sent with DoTimeout,
-		// whose deadline (the request's start plus the same timeout) is
+		// whose deadline (the request's due instant plus the same timeout) is
 		// always the earlier one: setting them only cost two clock reads
 		// per request.
 		hc.WriteTimeout = timeout
@@ -176,6 +186,9 @@ func (cs *clients) dial(dialer *net.Dialer, addr string, cfg *tls.Config, connec
 // socket under it (c itself without TLS).
 func (cs *clients) track(c, raw net.Conn) *meteredConn {
 	mc := &meteredConn{Conn: c, raw: raw, clients: cs}
+	if sc, ok := raw.(syscall.Conn); ok {
+		mc.sc, _ = sc.SyscallConn()
+	}
 	cs.mu.Lock()
 	cs.conns[mc] = struct{}{}
 	cs.mu.Unlock()
@@ -216,7 +229,11 @@ func (cs *clients) close() {
 // reused by another worker never writes into a meter still being read.
 type meteredConn struct {
 	net.Conn
-	raw     net.Conn // the socket: Conn itself, or what its TLS runs over
+	raw net.Conn        // the socket: Conn itself, or what its TLS runs over
+	sc  syscall.RawConn // raw's, to look for bytes nobody asked for
+	// unasked: when its round trip began, the connection had bytes
+	// waiting that no request asked for (see errUnsolicited).
+	unasked bool
 	clients *clients
 	cur     *meter
 	used    bool // the connection carried a round trip already
@@ -256,6 +273,7 @@ func (c *meteredConn) LocalAddr() net.Addr {
 	m.conn, m.clock, m.sent, m.out, m.in, m.reused = c.Conn, c.clients.clock, -1, 0, 0, c.used
 	m.connect, c.connect = c.connect, 0
 	m.tlsErr = nil
+	c.unasked = c.used && c.sc != nil && bytesWaiting(c.sc)
 	c.used = true
 	c.cur = m
 	return m
@@ -263,6 +281,9 @@ func (c *meteredConn) LocalAddr() net.Addr {
 
 func (c *meteredConn) Write(b []byte) (int, error) {
 	m := c.cur
+	if c.unasked {
+		return 0, errUnsolicited
+	}
 	if m != nil && m.sent < 0 {
 		m.sent = m.clock.now()
 	}

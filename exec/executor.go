@@ -33,6 +33,10 @@ type executor struct {
 	// wsProgs are the WebSocket scenarios' programs, by entry (nil for
 	// the others); nil without WebSocket scenarios.
 	wsProgs []*wsProgram
+	// connWaits counts the requests that waited for a connection, every
+	// one of their target's connections being busy: their send lag is the
+	// plan's connections, not the generator falling behind.
+	connWaits atomic.Int64
 
 	maxSample int
 	maxBody   int      // the largest response body read

@@ -27,10 +27,7 @@ func FileLimitWarning(s *compile.Schedule) string {
 	if !ok {
 		return ""
 	}
-	var conns uint64
-	for _, t := range s.Targets {
-		conns += uint64(max(t.Connections, 1))
-	}
+	conns := mostConnections(s)
 	need := conns + filesBesideConnections
 	if need <= limit {
 		return ""
@@ -39,4 +36,20 @@ func FileLimitWarning(s *compile.Schedule) string {
 		"connections past it fail as local_resources. Raise the limit (ulimit -n %d, or the hard limit in /etc/security/limits.conf), "+
 		"or lower connections to %d or fewer.",
 		conns, filesBesideConnections, limit, need, max(int64(limit)-filesBesideConnections, 1))
+}
+
+// mostConnections is the most connections s can hold at once: a target's
+// connections cap what it opens, and no run opens more to a target than it
+// has slots (open model) or users (closed) to use them. The Tinode
+// example's 20,000 connections with 20 sessions hold 20.
+func mostConnections(s *compile.Schedule) uint64 {
+	users := uint64(s.Count)
+	if s.Model == compile.Closed {
+		users = uint64(len(s.Users))
+	}
+	var conns uint64
+	for _, t := range s.Targets {
+		conns += min(uint64(max(t.Connections, 1)), max(users, 1))
+	}
+	return conns
 }

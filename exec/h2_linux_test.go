@@ -116,7 +116,8 @@ func TestH2COpenModelOnTheLoop(t *testing.T) {
 }
 
 // h2cClosedPlan is a closed plan of users sending GET / to addr over h2c
-// for 500 ms, on conns connections of streams streams each.
+// for 500 ms, on conns connections of streams streams each, with a timeout
+// that a machine loaded far past its cores does not reach.
 func h2cClosedPlan(addr string, conns, streams, users int) string {
 	return fmt.Sprintf(`
 target "t" {
@@ -124,6 +125,7 @@ target "t" {
   protocol    = "h2c"
   connections = %d
   max_streams = %d
+  timeout     = "30s"
 }
 endpoint "root" {
   path = "/"

@@ -499,6 +499,7 @@ func (l *evloop) dispatch(j ljob) {
 	}
 	t.queue.push(j)
 	l.queued++
+	l.ex.connWaits.Add(1)
 	l.armScan()
 }
 
@@ -526,6 +527,7 @@ func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
 	}
 	t.queue.push(j)
 	l.queued++
+	l.ex.connWaits.Add(1)
 	l.armScan()
 }
 

@@ -59,12 +59,12 @@ type lconn struct {
 // dial opens a non-blocking connection for j.
 func (l *evloop) dial(t *ltarget, j ljob) {
 	if l.ex.aborted.Load() {
-		l.finishJob(j, -1, 0, 0, &dialError{errAborted})
+		l.finishJob(j, -1, 0, 0, 0, &dialError{errAborted})
 		return
 	}
 	c, err := l.openConn(t)
 	if err != nil {
-		l.finishJob(j, -1, 0, 0, &dialError{err})
+		l.finishJob(j, -1, 0, 0, 0, &dialError{err})
 		return
 	}
 	if j.own {
@@ -484,7 +484,8 @@ func (l *evloop) fail(c *lconn, err error) {
 		l.failMux(c, err)
 		return
 	}
-	j, sent, out, in := c.job, c.sent, c.out, c.in
+	j, sent, out, in, connect := c.job, c.sent, c.out, c.in, c.connect
+	c.connect = 0
 	if j.pr == nil {
 		// A warm-up dial that failed: nobody's request. The first
 		// request that needs the connection dials again, and records
@@ -509,7 +510,7 @@ func (l *evloop) fail(c *lconn, err error) {
 			err = &dialError{err}
 		}
 	}
-	l.finishJob(j, sent, out, in, err)
+	l.finishJob(j, sent, out, in, connect, err)
 }
 
 // recordAnswer records j's response, finished at done: its row (with the
@@ -530,10 +531,13 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 	}
 }
 
-// finishJob records a job that ended without a response.
-func (l *evloop) finishJob(j ljob, sent, out, in int64, err error) {
+// finishJob records a job that ended without a response; connect is the
+// connect time of the connection it opened (0: none), which a failed row
+// keeps as an answered one does.
+func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
 	done := l.ex.clock.now()
 	row := l.sink.outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
+	row.Connect = connect
 	if l.sink.wantSample(&row) {
 		l.sink.putSampleErr(&row, j.pr, nil, nil, 0, err)
 	}

@@ -126,7 +126,7 @@ func (m *h2mux) start(j ljob) {
 		if err := h2.FromHTTP1(wire, m.scheme, &m.req); err != nil {
 			m.release(idx)
 			l.busy--
-			l.finishJob(j, -1, 0, 0, err)
+			l.finishJob(j, -1, 0, 0, hj.connect, err)
 			return
 		}
 		req = &m.req
@@ -135,7 +135,7 @@ func (m *h2mux) start(j ljob) {
 	if err != nil {
 		m.release(idx)
 		l.busy--
-		l.finishJob(j, -1, 0, 0, err)
+		l.finishJob(j, -1, 0, 0, hj.connect, err)
 		return
 	}
 	hj.s = s
@@ -218,7 +218,7 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 	}
 	if err != nil {
 		m.release(idx)
-		l.finishJob(j, sent, out, in, err)
+		l.finishJob(j, sent, out, in, hj.connect, err)
 		return
 	}
 	l.recordAnswer(&j, sent, done, out, in, hj.connect, &hj.resp)

@@ -44,7 +44,7 @@ func (l *evloop) scan() {
 			}
 			j := t.queue.pop()
 			l.queued--
-			l.finishJob(j, -1, 0, 0, timeoutError{})
+			l.finishJob(j, -1, 0, 0, 0, timeoutError{})
 		}
 	}
 }

@@ -21,11 +21,14 @@ type Meta struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	Kernel     string `json:"kernel,omitempty"`
 	Hostname   string `json:"hostname,omitempty"`
-	RunID      string `json:"run_id"`
-	Plan       string `json:"plan_name"`
-	Hash       string `json:"schedule_hash"`
-	Shard      string `json:"shard"`
-	Engine     string `json:"engine"`
+	// PID is the process that runs (ran) the run: with Hostname, the report
+	// tells a run still in progress from one killed or crashed.
+	PID    int    `json:"pid,omitempty"`
+	RunID  string `json:"run_id"`
+	Plan   string `json:"plan_name"`
+	Hash   string `json:"schedule_hash"`
+	Shard  string `json:"shard"`
+	Engine string `json:"engine"`
 	// Protocols: by target, how many connections spoke each protocol
 	// ("http/1.1", "h2", "h2c"); the loop engine's count.
 	Protocols   map[string]map[string]int64 `json:"protocols,omitempty"`
@@ -41,6 +44,11 @@ type Meta struct {
 	// Warmup: the connections the loop engine opened before instant zero,
 	// and how long that took (the run's clock starts after it).
 	Warmup *warmup `json:"warmup,omitempty"`
+	// ConnectionWaits counts the requests that waited for a connection
+	// because every one of their target's connections was busy (the loop
+	// engine): sent late by the plan's connections, not by a slow
+	// generator. The report tells the two apart with it.
+	ConnectionWaits int64 `json:"connection_waits,omitempty"`
 
 	// FirstSend is when the first request went out, and FirstSendSkewMs how
 	// far that was from its due instant: how this shard's start lined up
@@ -65,7 +73,7 @@ func newMeta(version, commandLine string) Meta {
 	host, _ := os.Hostname()
 	return Meta{
 		Tressi: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: kernelVersion(), Hostname: host, CommandLine: commandLine,
+		CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: kernelVersion(), Hostname: host, PID: os.Getpid(), CommandLine: commandLine,
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/tressi/tressi/compile"
 )
 
 // monitor runs beside the workers: every tick it sums their counters for
@@ -12,7 +14,10 @@ type monitor struct {
 	ex       *executor
 	out      io.Writer // nil: no progress
 	terminal bool
-	total    time.Duration
+	total    time.Duration // the stages
+	// arrivals is when the last slot is due (arrivalsEnd): before total
+	// when the plan ends in stages of rate 0 that give sessions time.
+	arrivals time.Duration
 	// watch may end the run early (Options.Watch); nil: never.
 	watch func(now int64, completed func() int64) string
 
@@ -58,6 +63,7 @@ func (m *monitor) tick() {
 	}
 	_, done, failed := m.sums()
 	m.ex.th.observe(now, done, failed)
+	m.ex.th.observeLatency(now)
 	if m.watch != nil {
 		completed := func() int64 { _, d, _ := m.sums(); return d }
 		if reason := m.watch(now, completed); reason != "" {
@@ -80,13 +86,18 @@ func (m *monitor) print(now int64) {
 		rate = float64(done-m.lastDone) / (float64(dt) / 1e9)
 	}
 	m.lastAt, m.lastDone = now, done
-	line := fmt.Sprintf("%s / %s  sent %d  %.0f req/s  p50 %s  p99 %s  errors %d",
-		fmtDur(time.Duration(now)), fmtDur(m.total), sent, rate,
+	line := fmt.Sprintf("%s  sent %d  %.0f req/s  p50 %s  p99 %s  errors %d",
+		m.clockText(time.Duration(now)), sent, rate,
 		fmtLatency(m.ex.rec.p50.Load()), fmtLatency(m.ex.rec.p99.Load()), failed)
 	if lag := time.Duration(m.ex.rec.lag.Load()); lag > behindSchedule {
 		// The offered load is not going out on time; latencies still
-		// count from the due instants, so they stay honest.
-		line += "  behind schedule by " + fmtDur(lag)
+		// count from the due instants, so they stay honest. Requests that
+		// waited for a connection are the plan's doing, not the CPU's.
+		if waits := m.ex.connWaits.Load(); waits > 0 {
+			line += fmt.Sprintf("  sent late by %s: %d waited for a connection", fmtLag(lag), waits)
+		} else {
+			line += "  behind schedule by " + fmtLag(lag)
+		}
 	}
 	if m.terminal {
 		fmt.Fprintf(m.out, "\r\x1b[K%s", line)
@@ -95,11 +106,55 @@ func (m *monitor) print(now int64) {
 	}
 }
 
+// clockText is the line's "elapsed / total". A plan whose last stages have
+// rate 0 (the Tinode example leaves its sessions session_max to finish) is
+// shown against its arrivals' end, and then as finishing: a 22 s run once
+// read "21.5s / 5m3s".
+func (m *monitor) clockText(now time.Duration) string {
+	end := m.total
+	if m.arrivals > 0 && m.arrivals < end {
+		end = m.arrivals
+	}
+	switch {
+	case now <= end && end < m.total:
+		return fmtDur(now) + " / " + fmtDur(end) + " of arrivals"
+	case now <= end || m.total <= 0:
+		return fmtDur(now) + " / " + fmtDur(m.total)
+	case end < m.total:
+		return fmtDur(now) + " (arrivals ended at " + fmtDur(end) + "; sessions finishing, at most " + fmtDur(m.total) + ")"
+	}
+	// Past the stages: sessions that hold or think past them (hold.hcl).
+	return fmtDur(now) + " (arrivals ended at " + fmtDur(end) + "; sessions finishing)"
+}
+
+// arrivalsEnd is when the open schedule's last slot is due, to its
+// timeline's bucket; the stages' end for the closed model.
+func arrivalsEnd(s *compile.Schedule) time.Duration {
+	if s.Model != compile.Open {
+		return s.Duration
+	}
+	tl := compile.Summarize(s).Timeline
+	last := -1
+	for i, n := range tl.Counts {
+		if n > 0 {
+			last = i
+		}
+	}
+	if last < 0 {
+		return s.Duration
+	}
+	return min(s.Duration, time.Duration(float64(last+1)*tl.BucketS*float64(time.Second)))
+}
+
 // behindSchedule is the send lag past which progress says the generator
 // is behind (a burst on a busy machine lags a few ms).
 const behindSchedule = 50 * time.Millisecond
 
 func fmtDur(d time.Duration) string { return d.Truncate(100 * time.Millisecond).String() }
+
+// fmtLag is a send lag to the millisecond: past behindSchedule (50 ms),
+// fmtDur's tenths once printed "behind schedule by 0s".
+func fmtLag(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
 func fmtLatency(ns int64) string {
 	if ns < 0 {

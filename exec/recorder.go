@@ -39,6 +39,9 @@ type recorder struct {
 
 	// Live figures for progress, published once per window.
 	p50, p99 atomic.Int64
+	// live is the corrected latency over the live thresholds' window; nil
+	// when the plan judges no latency live.
+	live *liveLatency
 	// lag is the largest send lag (sent − scheduled) of the last window:
 	// how far the generator is behind its schedule.
 	lag       atomic.Int64
@@ -235,6 +238,9 @@ func (r *recorder) count(row *results.Row, expect func(uint16, uint16) bool) {
 		v := min(max(row.Latency, 1), histogramMax)
 		_ = r.window.RecordValue(v) // in range by construction
 		r.latency.Record(row.Latency)
+		if r.live != nil {
+			r.live.record(row.Latency)
+		}
 		if row.Error == results.None && expect(row.Endpoint, row.Status) {
 			t.OK++
 			ok = true
@@ -257,6 +263,9 @@ func (r *recorder) writeBatch() {
 }
 
 func (r *recorder) publishWindow() {
+	if r.live != nil {
+		r.live.publish()
+	}
 	r.lag.Store(r.windowLag)
 	r.windowLag = 0
 	if r.window.TotalCount() == 0 {

@@ -6,7 +6,7 @@ import (
 )
 
 // redactSamples cuts the plan's sensitive texts out of sampled responses
-// before they are written: a server that echoes a header or a body sends
+// and their error details before they are written: a server that echoes a header or a body sends
 // the secret back, and samples.arrow and every report would keep it.
 func redactSamples(samples []results.Sample, secrets plan.Secrets) {
 	if len(secrets) == 0 {
@@ -16,5 +16,6 @@ func redactSamples(samples []results.Sample, secrets plan.Secrets) {
 		s := &samples[i]
 		s.Headers = secrets.String(s.Headers)
 		s.Body = secrets.Bytes(s.Body)
+		s.Detail = secrets.String(s.Detail) // an error may quote what was sent
 	}
 }

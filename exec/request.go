@@ -102,6 +102,10 @@ func render(req *fasthttp.Request, pr *preparedRequest, v *compile.Values, buf [
 	buf = append(buf[:0], pr.origin...)
 	buf = rq.URI.Append(buf, v)
 	req.SetRequestURIBytes(buf) // copies
+	// A plan's Host header names a virtual host on the target's address:
+	// without this, fasthttp's writer replaces it with the URL's host. With
+	// no Host header the URL's host is written, as before.
+	req.UseHostHeader = true
 	req.Header.SetMethod(rq.Method)
 	for i := range rq.Headers {
 		h := &rq.Headers[i]

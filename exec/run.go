@@ -101,6 +101,9 @@ type Options struct {
 	// not_sent), read when called, so a caller can order it after its own
 	// reads.
 	Watch func(now int64, completed func() int64) (stop string)
+	// Started, when set, is called once the engine started, with what a
+	// live view reads of the run (see LiveRun).
+	Started func(LiveRun)
 }
 
 // The engines.
@@ -179,6 +182,16 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := meta.write(opt.OutDir); err != nil {
 		return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", MetaFile, err))
 	}
+	reserve := reserveFiles(filesReserved) // see filereserve.go
+	defer func() {
+		// No way out of Run (an error on the way, a panic) leaves meta.json
+		// saying "running": that word is for a run killed or crashed.
+		reserve.release()
+		if meta.ExitStatus == statusRunning {
+			meta.End, meta.ExitStatus = time.Now(), "error"
+			_ = meta.write(opt.OutDir)
+		}
+	}()
 
 	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
 		maxBody: opt.MaxResponseBody, transport: opt.transport}
@@ -226,6 +239,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 			"raise it before exec.Run (runtime.GOMAXPROCS(2)), as tressi's CLI does, or use --engine fasthttp", eng.name())}
 	}
 	out.Engine, meta.Engine = eng.name(), eng.name()
+	// Created before any connection opens, so it never competes with them
+	// for a descriptor.
+	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
+	if err != nil {
+		return nil, recordError(opt.OutDir, err)
+	}
+	defer f.Close()
 	if w, ok := eng.(warmer); ok {
 		// Connections open before instant zero: a shared --start-at is
 		// kept (the warm-up ends a little before it), else the clock
@@ -242,11 +262,6 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	overrun := ex.watchScheduleEnd()
 
-	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
-	if err != nil {
-		return nil, recordError(opt.OutDir, err)
-	}
-	defer f.Close()
 	expect := expectations(s, reqs, len(names))
 	// The writer writes straight to the file, without a user-space buffer,
 	// so a run killed by SIGKILL leaves every batch written so far readable.
@@ -268,6 +283,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 
 	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
 	ex.rec.observe = opt.Observe
+	if s.Thresholds.LiveWindow > 0 {
+		ex.rec.live = newLiveLatency(s.Thresholds.LiveWindow)
+	}
 	if eng.background() {
 		// The engine holds its Ps; the recorder gets one of its own (Run
 		// refused fewer than 2), at idle priority (see recorder.run).
@@ -287,7 +305,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		<-ex.rec.done
 		return nil, err
 	}
+	if opt.Started != nil {
+		opt.Started(ex.liveRun(out.RunID, out.Start, names))
+	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
+	if opt.Progress != nil {
+		mon.arrivals = arrivalsEnd(s)
+	}
 	monStop := make(chan struct{})
 	monDone := make(chan struct{})
 	go func() { mon.run(monStop); close(monDone) }()
@@ -312,6 +336,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	close(ex.rec.in)
 	<-ex.rec.done
 	out.End = time.Now()
+	reserve.release() // for the files written from here on
 	werr := ex.rec.err
 	if ex.engineErr != nil && werr == nil {
 		werr = fmt.Errorf("the %s engine failed: %w; the results hold the slots recorded before it", eng.name(), ex.engineErr)
@@ -342,6 +367,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	meta.Start, meta.End = out.Start, out.End
 	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
 	meta.Protocols = ex.connProtocols()
+	meta.ConnectionWaits = ex.connWaits.Load()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.cl.tlsMeta(s.Targets)
 	if meta.TLS != nil {

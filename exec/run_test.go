@@ -146,15 +146,19 @@ func silentServer(t *testing.T, closeAfterRead bool) (string, *atomic.Int64) {
 	return addr, &n
 }
 
-// A server that never answers: timeout rows, and the run ends promptly.
+// A server that never answers: timeout rows, and the run ends on the
+// target's timeout, not on the server. The server holds every connection
+// until the client gives up, so without the timeout the run would never
+// end; the bound below only turns that hang into a failure, with a margin
+// that holds on a machine whose load average is far above its cores.
 func TestTimeout(t *testing.T) {
 	addr, _ := silentServer(t, false)
 	s := schedule(addr, 10, 10*time.Millisecond)
 	s.Targets[0].Timeout = 200 * time.Millisecond
 	begin := time.Now()
 	_, rows := run(t, s, Options{})
-	if d := time.Since(begin); d > time.Second {
-		t.Fatalf("run took %v", d)
+	if d := time.Since(begin); d > time.Minute {
+		t.Fatalf("run took %v: the 200ms timeout did not end the requests", d)
 	}
 	checkOneRowPerSlot(t, rows, 10)
 	for _, r := range rows {

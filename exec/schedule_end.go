@@ -12,11 +12,16 @@ import (
 // a 20 s ramp of sessions that each hold 60 s is not overrunning), sessions
 // send nothing more: each records what it has left as
 // not_sent (one row per request, as after any stop) and ends, and the
-// outcome says the run overran. A request already in flight ends within
-// its own timeout, so the watch waits that long when the timeout is the
-// longer. Slots due within the schedule but sent late by a busy generator
-// are still sent, late, with their lateness recorded: that is the
-// schedule, not work past it.
+// outcome says the run overran. The watch waits the longest target
+// timeout when that is longer than the grace, so a request sent at the
+// schedule's end can still be answered; but what is still in flight when
+// the watch fires is cut there, as after an interrupt's grace: its
+// connection closes and its row is interrupted. A request sent just
+// before the bound once got its whole timeout more (a 1 s plan with a 5 s
+// timeout ran 10.6 s against its 6 s bound). Slots due within the schedule
+// but sent late by a busy generator are still sent, late, with their
+// lateness recorded, while the bound allows: that is the schedule, not
+// work past it.
 
 // overrunAfter is how long after the schedule's end sessions may go on.
 func (ex *executor) overrunAfter() time.Duration {
@@ -31,6 +36,7 @@ func (ex *executor) overrunAfter() time.Duration {
 type overrunWatch struct {
 	timer   *time.Timer
 	pastEnd atomic.Bool  // the end plus the grace has come
+	reached atomic.Bool  // it came before the run finished: what was left was cut there
 	cut     atomic.Int64 // sessions cut short by it
 }
 
@@ -45,16 +51,29 @@ func (ex *executor) watchScheduleEnd() *overrunWatch {
 	// its plan says: that is not overrunning.
 	last += ex.s.LongestPauses()
 	end := ex.clock.base.Add(last + ex.overrunAfter())
-	w.timer = time.AfterFunc(time.Until(end), func() { w.pastEnd.Store(true) })
+	w.timer = time.AfterFunc(time.Until(end), func() {
+		w.pastEnd.Store(true)
+		w.reached.Store(true)
+		ex.cutAtBound()
+	})
 	ex.overrun = w
 	return w
+}
+
+// cutAtBound ends what the run still has at its bound: nothing starts any
+// more (what is left is not_sent) and what is in flight is interrupted at
+// once, the grace being part of the bound already.
+func (ex *executor) cutAtBound() {
+	ex.stopOnce.Do(func() { close(ex.stopCh) })
+	ex.abort()
 }
 
 // pastEnd says whether sessions must stop sending.
 func (ex *executor) pastEnd() bool { return ex.overrun != nil && ex.overrun.pastEnd.Load() }
 
-// stop ends the watch; overran says whether it cut a session short.
+// stop ends the watch; overran says whether the run reached the bound
+// (or a session was cut short by it).
 func (w *overrunWatch) stop() (overran bool) {
 	w.timer.Stop()
-	return w.cut.Load() > 0
+	return w.reached.Load() || w.cut.Load() > 0
 }

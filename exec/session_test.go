@@ -67,7 +67,8 @@ func sessionRows(t *testing.T, dir string) (map[uint64][]namedRow, results.Meta)
 			}
 			bySlot[b.Slot[i]] = append(bySlot[b.Slot[i]], namedRow{Name: b.EndpointNames[b.Endpoint[i]], Row: results.Row{
 				Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
-				Service: b.Service[i], Status: b.Status[i], Error: kind, Connect: connect}})
+				Service: b.Service[i], Status: b.Status[i], Error: kind, Connect: connect,
+				BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i]}})
 		}
 	}
 	if r.Err() != nil || r.Truncated != nil {

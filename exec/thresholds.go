@@ -104,6 +104,30 @@ func (th *thresholds) observe(now, done, failed int64) {
 	}
 }
 
+// observeLatency judges the latency limits over the recorder's live
+// window, once the run is LiveDelay old and the window holds LiveMinCount
+// responses (a few slow first requests, a cold cache, end no run).
+func (th *thresholds) observeLatency(now int64) {
+	live := th.ex.rec.live
+	if live == nil || th.ex.stopping() || now < int64(th.t.LiveDelay) {
+		return
+	}
+	w := live.window()
+	if w == nil || w.Count < th.t.LiveMinCount {
+		return
+	}
+	for _, l := range []struct {
+		name  string
+		limit time.Duration
+		got   float64
+	}{{"p50", th.t.P50, w.P50}, {"p90", th.t.P90, w.P90}, {"p95", th.t.P95, w.P95}, {"p99", th.t.P99, w.P99},
+		{"p999", th.t.P999, w.P999}, {"max", th.t.Max, w.Max}} {
+		if limit := float64(l.limit) / 1e6; l.limit > 0 && l.got > limit {
+			th.fail(l.name, fmt.Sprintf("%.4g ms over the last %v > %.4g ms", l.got, th.t.LiveWindow, limit), true)
+		}
+	}
+}
+
 // list returns the live failures so far.
 func (th *thresholds) list() []string {
 	th.mu.Lock()

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"time"
@@ -148,7 +149,16 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 	// had set it: after a HEAD, the next GET on this worker would leave its
 	// body on the connection and the response after it would read garbage.
 	w.resp.SkipBody = false
-	err := client.DoTimeout(req, &w.resp, pr.timeout)
+	// The timeout counts from the due (or ready) instant, as the loop
+	// engine's does: a request that waited for a free worker waited for
+	// a connection (one worker per connection), and that wait is part of
+	// its timeout. fasthttp alone would start it when the worker took the
+	// request up, giving a late request a whole timeout more.
+	left := time.Duration(scheduled-w.ex.clock.now()) + pr.timeout
+	if left <= 0 {
+		return w.waitedOut(pr, k, scheduled)
+	}
+	err := client.DoTimeout(req, &w.resp, left)
 	if err == nil {
 		err = w.readBody(pr)
 	} else {
@@ -157,6 +167,24 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 	done := w.ex.clock.now()
 	w.record(pr, k, scheduled, done, err)
 	return done, err
+}
+
+// errWaitedOut is a request whose timeout ran out before a connection
+// (a worker) was free to send it.
+var errWaitedOut = fmt.Errorf("no connection came free within the timeout: %w", fasthttp.ErrTimeout)
+
+// waitedOut records a request whose timeout ended before it could be
+// sent: a timeout, never sent. fasthttp is not called, so w.resp still
+// holds the previous round trip's meter, which record must not read.
+func (w *worker) waitedOut(pr *preparedRequest, k uint64, scheduled int64) (int64, error) {
+	w.body, w.bodyLen = w.body[:0], 0
+	done := w.ex.clock.now()
+	row := w.outcome(pr, k, scheduled, -1, done, 0, 0, 0, errWaitedOut)
+	if w.wantSample(&row) {
+		w.putSampleErr(&row, pr, nil, nil, 0, errWaitedOut)
+	}
+	w.keep(row, done)
+	return done, errWaitedOut
 }
 
 // readBody reads the response's body, streamed or not, keeping its first

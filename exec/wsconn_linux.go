@@ -2,6 +2,9 @@ package exec
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -28,6 +31,7 @@ func (l *wsLoop) startSession(k uint64, p *wsProgram, due int64, user int32) {
 		s.captured[i], s.have[i] = s.captured[i][:0], false
 	}
 	s.connSched, s.ready = due, due
+	s.connOut, s.lost = 0, nil
 	l.stats.sessionsStarted++
 	l.active++
 	s.t.live++
@@ -182,9 +186,13 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	l.frame = l.frame[:0]
 	l.frame = append(l.frame, "GET "...)
 	l.frame = st.req.spec.URI.Append(l.frame, vals)
-	l.frame = append(l.frame, " HTTP/1.1\r\nHost: "...)
-	l.frame = append(l.frame, s.t.host...)
-	l.frame = append(l.frame, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
+	l.frame = append(l.frame, " HTTP/1.1\r\n"...)
+	if !namesHost(st.req.spec.Headers) { // the plan's Host, a virtual host, goes out with the headers below
+		l.frame = append(l.frame, "Host: "...)
+		l.frame = append(l.frame, s.t.host...)
+		l.frame = append(l.frame, "\r\n"...)
+	}
+	l.frame = append(l.frame, "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "...)
 	l.frame = append(l.frame, s.key[:]...)
 	l.frame = append(l.frame, "\r\n"...)
 	if p := st.spec.WebSocket.Subprotocols; len(p) > 0 {
@@ -205,10 +213,20 @@ func (l *wsLoop) upgrade(s *wsSession) {
 	}
 	l.frame = append(l.frame, "\r\n"...)
 	s.state = wsUpgrading
-	s.connSent = l.now
+	s.connSent, s.connOut = l.now, int64(len(l.frame))
 	l.setOut(s, false)
 	l.write(s, l.frame)
 	l.setTimer(s, s.upgradeEnd())
+}
+
+// namesHost says whether a plan's headers set Host themselves.
+func namesHost(headers []compile.HeaderSplice) bool {
+	for i := range headers {
+		if strings.EqualFold(headers[i].Name, "host") {
+			return true
+		}
+	}
+	return false
 }
 
 // upgradeEnd is when the upgrade's answer is late: the connect step's
@@ -249,7 +267,7 @@ func (l *wsLoop) write(s *wsSession, b []byte) {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		n = 0
 	case errno != 0:
-		l.connLost(s, results.Reset)
+		l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
 		return
 	}
 	if n < len(b) {
@@ -269,7 +287,7 @@ func (l *wsLoop) flushOut(s *wsSession) {
 	case errno == unix.EAGAIN, errno == unix.EINTR:
 		return
 	case errno != 0:
-		l.connLost(s, results.Reset)
+		l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
 		return
 	}
 	s.out = s.out[n:]
@@ -309,7 +327,7 @@ func (l *wsLoop) read(s *wsSession) {
 			continue
 		case errno != 0 || n == 0:
 			l.rx = l.now
-			l.connLost(s, lostKind(errno))
+			l.connLost(s, lostKind(errno), lostWhy(errno))
 			return
 		}
 		l.arrived(at)
@@ -344,6 +362,31 @@ func lostKind(errno syscall.Errno) results.ErrorKind {
 	return results.WSClosed
 }
 
+// errServerEOF is a connection the server ended without a close frame.
+var errServerEOF = errors.New("the server closed the connection without a close frame")
+
+// lostWhy says why a connection whose read ended with errno is gone.
+func lostWhy(errno syscall.Errno) error {
+	if errno == 0 {
+		return errServerEOF
+	}
+	return os.NewSyscallError("read", errno)
+}
+
+// serverCloseError is the server's close frame, as a sample's detail
+// says it: `the server closed the connection: 1011 "internal error"`.
+type serverCloseError struct {
+	code   int
+	reason string
+}
+
+func (e *serverCloseError) Error() string {
+	if e.code == 0 {
+		return "the server closed the connection (a close frame without a code)"
+	}
+	return fmt.Sprintf("the server closed the connection: %d %q", e.code, e.reason)
+}
+
 // received handles bytes the server sent: the upgrade's answer while it
 // arrives, then frames. False once the session ended.
 func (l *wsLoop) received(s *wsSession, b []byte) bool {
@@ -356,14 +399,17 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 		st := s.prog.connectStep()
 		if err != nil {
 			s.failed = true
-			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, 0, int64(len(s.head)))
+			row := wsRow(s.k, st.ep, s.connSched, s.connSent, max(l.rx, s.connSent), uint16(resp.Status), results.WSProtocol, s.connOut, int64(len(s.head)))
 			row.Connect = s.connect
 			if l.sink.wantSample(&row) {
 				l.sink.putSampleErr(&row, st.req, nil, s.head[:min(len(s.head), l.ex.maxSample)], int64(len(s.head)), err)
 			}
 			l.sink.append(row)
+			l.sink.stats.sent.Add(1)
 			l.sink.stats.done.Add(1)
 			l.sink.stats.failed.Add(1)
+			s.i, s.j = s.prog.connect, 1 // the connect's row is the one just written
+			s.lost = fmt.Errorf("the upgrade was refused: %w", err)
 			l.restRows(s, results.WSClosed)
 			l.endSession(s)
 			return false
@@ -383,7 +429,7 @@ func (l *wsLoop) connected(s *wsSession, st *wsStep, in int64) {
 	l.ex.protos[s.prog.target].websocket.Add(1)
 	done := max(l.rx, s.connSent)
 	l.stats.connect.RecordValue(max(done-s.connSched, 1))
-	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, 0, in)
+	row := wsRow(s.k, st.ep, s.connSched, s.connSent, done, 101, results.None, s.connOut, in)
 	row.Connect = s.connect
 	l.keep(s, row, st)
 	s.j = 1
@@ -401,6 +447,9 @@ func (l *wsLoop) keep(s *wsSession, row results.Row, st *wsStep) {
 // so a report shows what the server said when it refused (Tinode's ctrl
 // text: "permission denied", "must attach first").
 func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []byte) {
+	if row.Sent >= 0 { // the live line's "sent", as the HTTP rows count it
+		l.sink.stats.sent.Add(1)
+	}
 	if row.Error.NotRequest() { // no request: out of the live figures
 		l.sink.keep(row, l.now)
 		return
@@ -411,7 +460,11 @@ func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *wsStep, frame []by
 		l.sink.stats.failed.Add(1)
 	}
 	if st.req != nil && l.sink.wantSample(&row) {
-		l.sink.putSample(&row, st.req, nil, frame, int64(len(frame)))
+		var why error
+		if row.Error != results.None && frame == nil {
+			why = s.lost
+		}
+		l.sink.putSampleErr(&row, st.req, nil, frame, int64(len(frame)), why)
 	}
 	l.sink.keep(row, l.now)
 }
@@ -427,7 +480,7 @@ func (l *wsLoop) frames(s *wsSession, b []byte) bool {
 				code = ws.CloseTooBig
 			}
 			l.sendClose(s, code)
-			l.connLost(s, results.WSProtocol)
+			l.connLost(s, results.WSProtocol, err)
 			return false
 		}
 		if !ready {
@@ -460,7 +513,10 @@ func (l *wsLoop) control(s *wsSession, op ws.Opcode, p []byte) {
 	l.write(s, ws.AppendFrame(buf[:0], op, true, p, true, l.maskKey()))
 }
 
-func (l *wsLoop) sendClose(s *wsSession, code int) {
+// sendClose sends a close frame with code and returns its size.
+func (l *wsLoop) sendClose(s *wsSession, code int) int64 {
 	var buf [ws.MaxHeader + ws.MaxControlPayload]byte
-	l.write(s, ws.AppendClose(buf[:0], code, "", true, l.maskKey()))
+	frame := ws.AppendClose(buf[:0], code, "", true, l.maskKey())
+	l.write(s, frame)
+	return int64(len(frame))
 }

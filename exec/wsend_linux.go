@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/ws"
@@ -40,12 +41,12 @@ func (l *wsLoop) finishProgram(s *wsSession) {
 
 // serverClosed handles the server's close frame.
 func (l *wsLoop) serverClosed(s *wsSession) {
-	code, _ := s.r.CloseCode()
+	code, reason := s.r.CloseCode()
 	if s.closing {
 		for i := range s.awaits {
 			a := &s.awaits[i]
 			if a.st.kind == plan.StepClose {
-				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, max(l.rx, a.sent), uint16(code), results.None, 2, int64(len(s.r.Payload())+2)), a.st)
+				l.keep(s, wsRow(s.k, a.st.ep, a.sched, a.sent, max(l.rx, a.sent), uint16(code), results.None, a.out, int64(len(s.r.Payload())+2)), a.st)
 				a.st = nil
 			}
 		}
@@ -57,14 +58,18 @@ func (l *wsLoop) serverClosed(s *wsSession) {
 		}
 		l.sendClose(s, code)
 	}
-	l.connLost(s, results.WSClosed)
+	l.connLost(s, results.WSClosed, &serverCloseError{code: code, reason: reason})
 }
 
-// connLost ends a session whose connection is gone: outstanding awaits
-// and the steps still to run each get their row.
-func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind) {
+// connLost ends a session whose connection is gone, for why (nil: the
+// run's stop): outstanding awaits and the steps still to run each get
+// their row.
+func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind, why error) {
 	if s.state == wsDone {
 		return
+	}
+	if s.lost == nil {
+		s.lost = why
 	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		l.connectFailed(s, s.prog.connectStep(), kind)
@@ -96,11 +101,12 @@ func (l *wsLoop) connectFailed(s *wsSession, st *wsStep, kind results.ErrorKind)
 	if l.ex.aborted.Load() {
 		kind = results.Interrupted
 	}
-	sent := s.connSent
+	sent, out := s.connSent, s.connOut
 	if s.state == wsDialing || s.state == wsHandshaking {
-		sent = -1 // the upgrade never went out
+		sent, out = -1, 0 // the upgrade never went out
 	}
-	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, 0, 0), st)
+	l.keep(s, wsRow(s.k, st.ep, s.connSched, sent, -1, 0, kind, out, 0), st)
+	s.lost = fmt.Errorf("the connection never opened: its connect row is %s", kind) // the rest's detail
 	s.i, s.j = s.prog.connect, 1
 	rest := results.WSClosed
 	if kind == results.Interrupted {
@@ -228,7 +234,7 @@ func (l *wsLoop) endSession(s *wsSession) {
 func (l *wsLoop) abortAll() {
 	for _, s := range l.sess {
 		if s.state != wsDone && s.prog != nil {
-			l.connLost(s, results.Interrupted)
+			l.connLost(s, results.Interrupted, nil)
 		}
 	}
 }

@@ -140,9 +140,14 @@ type wsSession struct {
 	dialEnd         int64 // the connect timeout's instant, while dialing
 	connSched       int64
 	connSent        int64
-	closeSched      int64
-	closeSent       int64
-	_               [8]byte // to a whole number of cache lines: see sessionBlock
+	connOut         int64 // the upgrade request's bytes: the connect row's bytes_out
+	// lost is why the connection ended, once it has: the detail of the
+	// samples of the rows that ended with it (a close code and reason, the
+	// rule of RFC 6455 the server broke).
+	lost       error
+	closeSched int64
+	closeSent  int64
+	_          [48]byte // to a whole number of cache lines: see sessionBlock
 }
 
 // wsPending is an outstanding await (or the close handshake).

@@ -188,9 +188,9 @@ func (l *wsLoop) run1(s *wsSession, st *wsStep, j *int, each int) {
 		s.closeSched, s.closeSent, s.closeEP = max(s.ready, s.lastAnswer), l.now, st.ep
 		s.closing = true
 		s.state = wsClosing
-		l.sendClose(s, st.spec.WebSocket.CloseCode)
+		out := l.sendClose(s, st.spec.WebSocket.CloseCode)
 		l.stats.sent++
-		s.awaits = append(s.awaits, wsPending{st: st, sched: s.closeSched, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true})
+		s.awaits = append(s.awaits, wsPending{st: st, sched: s.closeSched, sent: l.now, deadline: l.now + int64(st.req.timeout), block: true, out: out})
 		s.blocked = true
 		l.armTimer(s)
 	case plan.StepSend:

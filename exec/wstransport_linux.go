@@ -2,6 +2,7 @@ package exec
 
 import (
 	"io"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -57,7 +58,7 @@ func (l *wsLoop) flushTransport(s *wsSession) bool {
 	}
 	blocked, errno := sendPending(s.fd, s.tr)
 	if errno != 0 {
-		l.connLost(s, results.Reset)
+		l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
 		return false
 	}
 	l.setOut(s, blocked)
@@ -91,7 +92,7 @@ func (l *wsLoop) readTLS(s *wsSession) {
 			if n == 0 && errno == 0 && !l.plaintext(s) {
 				return
 			}
-			l.connLost(s, lostKind(errno))
+			l.connLost(s, lostKind(errno), lostWhy(errno))
 			return
 		}
 		l.arrived(at)
@@ -121,7 +122,7 @@ func (l *wsLoop) plaintext(s *wsSession) bool {
 		switch {
 		case err == io.EOF:
 			// The server's close_notify: nothing more comes.
-			l.connLost(s, results.WSClosed)
+			l.connLost(s, results.WSClosed, errServerEOF)
 			return false
 		case err != nil:
 			l.connLostErr(s, err)
@@ -168,5 +169,5 @@ func (l *wsLoop) connLostErr(s *wsSession, err error) {
 		l.connectError(s, asTLSError(err))
 		return
 	}
-	l.connLost(s, classify(err))
+	l.connLost(s, classify(err), err)
 }

@@ -151,8 +151,12 @@ func (l *loader) templateAttr(attrs hcl.Attributes, name string, sc scope) (Temp
 	if v == cty.NilVal {
 		return Template{}, nil, diags
 	}
-	v, _ = v.Unmark()
-	return l.holes.template(v.AsString()), attr, diags
+	v, marks := v.Unmark()
+	t := l.holes.template(v.AsString())
+	if marks.Has(sensitiveMark) {
+		l.noteSensitive(t)
+	}
+	return t, attr, diags
 }
 
 // display renders a value for a diagnostic, hiding anything derived from a

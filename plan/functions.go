@@ -67,6 +67,7 @@ var stdlibFunctions = map[string]function.Function{
 	"urlencode":       urlEncodeFunc,
 	"setunion":        stdlib.SetUnionFunc,
 	"setintersection": stdlib.SetIntersectionFunc,
+	"seconds":         secondsFunc,
 }
 
 // holePreserving are the functions that only place strings side by side or

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,7 @@ func Load(opts Options) (*Plan, map[string]*hcl.File, hcl.Diagnostics) {
 			l.secrets.add(v.Value)
 		}
 	}
+	l.secrets.addDerived(l.derived, l.sources)
 	l.diags = l.secrets.Diagnostics(l.diags)
 	if l.diags.HasErrors() {
 		return nil, l.parser.Files(), l.diags
@@ -89,6 +91,9 @@ type loader struct {
 	warnedOutside map[string]bool
 	// secrets: every text given for a sensitive variable, valid or not.
 	secrets Secrets
+	// derived: the literal text of every request value computed from a
+	// sensitive one (see noteSensitive).
+	derived []string
 }
 
 func newLoader(opts Options) *loader {
@@ -215,10 +220,30 @@ func (l *loader) planFiles() (files []string, name string) {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "No plan files in directory",
-			Detail:   fmt.Sprintf("%s holds no *.hcl or *.hcl.json files. Run `tressi init %s` to write a starter plan there.", l.path, l.path),
+			Detail:   fmt.Sprintf("%s holds no *.hcl or *.hcl.json files. %s", l.path, noPlanAdvice(l.path, entries, l.src.Join)),
 		})
 	}
 	return files, planName(l.src.Base(l.path))
+}
+
+// noPlanAdvice says what to do with a directory that holds no plan: a run
+// directory (it holds the plan.tplan its run replayed) or a directory of
+// compiled schedules is replayed from its .tplan; any other gets a starter.
+func noPlanAdvice(dir string, entries []fs.DirEntry, join func(elem ...string) string) string {
+	var tplans []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".tplan") {
+			tplans = append(tplans, e.Name())
+		}
+	}
+	switch {
+	case slices.Contains(tplans, "plan.tplan"):
+		p := join(dir, "plan.tplan")
+		return fmt.Sprintf("It looks like a run directory: to run its plan again, give its compiled schedule, `tressi apply %s`; to read its results, `tressi report %s`.", p, dir)
+	case len(tplans) > 0:
+		return fmt.Sprintf("It holds a compiled schedule: run it with `tressi apply %s`.", join(dir, tplans[0]))
+	}
+	return fmt.Sprintf("Run `tressi init %s` to write a starter plan there.", dir)
 }
 
 // planName strips a plan file's extensions: "smoke.hcl.json" is "smoke".

@@ -276,7 +276,13 @@ type Thresholds struct {
 	StatusCodes []int   // abort on the first of these
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
-	Abort                    bool // default true: stop early when a live threshold fails
+	Max                      time.Duration // the largest corrected latency; 0: unset
+	// LiveWindow, when set, also judges the latency limits live, over the
+	// responses of the last LiveWindow, once LiveDelay passed and the
+	// window holds LiveMinCount responses.
+	LiveWindow, LiveDelay time.Duration
+	LiveMinCount          int64
+	Abort                 bool // default true: stop early when a live threshold fails
 	// AllowAllFailed accepts a run in which no request succeeded (a plan
 	// that probes a service expected to be down); by default such a run
 	// fails, with or without thresholds.

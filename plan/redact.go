@@ -58,6 +58,76 @@ func (s *Secrets) addText(t string) {
 	*s = append(*s, t)
 }
 
+// A value computed from a sensitive one is sensitive too: the header
+// "Basic ${base64encode("${var.user}:${var.pass}")}" holds no text of the
+// password, yet gives it away. cty carries the variable's mark through
+// every function, operator and template, so the mark, not the variable's
+// text, says which request values are sensitive: their texts are cut out
+// as the variable's are, wherever they would be shown or stored (a server
+// echoing the header into a sampled response, a library quoting it in an
+// error).
+
+// noteSensitive records the literal text of t, a request value whose cty
+// value carries the sensitive mark.
+func (l *loader) noteSensitive(t Template) {
+	for _, p := range t.Parts {
+		if p.Hole == nil {
+			l.derived = append(l.derived, p.Literal)
+		}
+	}
+}
+
+// sensitivePath says whether marks (a map's or object's, from
+// UnmarkDeepWithPaths) put the sensitive mark on its element key.
+func sensitivePath(marks []cty.PathValueMarks, key string) bool {
+	for _, pm := range marks {
+		if len(pm.Path) == 0 || !pm.Marks.Has(sensitiveMark) {
+			continue
+		}
+		switch step := pm.Path[0].(type) {
+		case cty.GetAttrStep:
+			if step.Name == key {
+				return true
+			}
+		case cty.IndexStep:
+			if step.Key.Type() == cty.String && step.Key.AsString() == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addDerived adds the words of texts, values computed from sensitive ones,
+// that no source of the plan holds: what the plan's author typed
+// ("Basic", a JSON key) is no secret, what a function computed from the
+// secret ("YWxpY2U6…", "ALICE123") is. Words, not the whole text, because
+// a server re-encodes what it echoes (JSON escapes quotes), and words are
+// runs of letters, digits and what base64 (its padding aside), URLs and
+// percent-encoding use.
+func (s *Secrets) addDerived(texts []string, sources map[string][]byte) {
+	for _, t := range texts {
+		for _, w := range strings.FieldsFunc(t, func(r rune) bool { return !secretRune(r) }) {
+			if len(w) >= minSecret && !inSources(w, sources) {
+				s.addText(w)
+			}
+		}
+	}
+}
+
+func secretRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("+/-_.~%", r) || r > 0x7f
+}
+
+func inSources(w string, sources map[string][]byte) bool {
+	for _, src := range sources {
+		if bytes.Contains(src, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
 // String cuts every secret out of t.
 func (s Secrets) String(t string) string {
 	for _, secret := range s {

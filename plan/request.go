@@ -98,7 +98,7 @@ func (l *loader) headers(attr *hcl.Attribute, sc scope) ([]Header, hcl.Diagnosti
 	if diags.HasErrors() || v.IsNull() || !v.IsWhollyKnown() {
 		return nil, diags
 	}
-	v, _ = v.UnmarkDeep()
+	v, marked := v.UnmarkDeepWithPaths()
 	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
 		return nil, append(diags, attrError(attr, "Invalid headers", "headers must be a map of header names to strings, such as { \"Content-Type\" = \"application/json\" }."))
 	}
@@ -119,6 +119,9 @@ func (l *loader) headers(attr *hcl.Attribute, sc scope) ([]Header, hcl.Diagnosti
 		if strings.ContainsAny(t.Literal(), "\r\n") {
 			diags = append(diags, attrError(attr, "Invalid header value", fmt.Sprintf("header %q holds a line break, which would split the request.", name)))
 			continue
+		}
+		if sensitivePath(marked, name) {
+			l.noteSensitive(t)
 		}
 		hs = append(hs, Header{Name: name, Value: t})
 	}

@@ -122,12 +122,15 @@ func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
 		return nil
 	}
 	share, total := entryShares(p)
+	if total == 0 {
+		return nil
+	}
 	held := map[string]float64{}
 	rate := map[string]float64{}
 	life := map[string]time.Duration{}
 	for _, s := range p.Scenarios {
 		connect := s.connect()
-		if connect == nil || total == 0 {
+		if connect == nil {
 			continue
 		}
 		share := share(s.Weight)
@@ -137,7 +140,7 @@ func sessionWarnings(p *Plan, peak float64) hcl.Diagnostics {
 		rate[t] += peak * share
 		life[t] = max(life[t], d)
 	}
-	var diags hcl.Diagnostics
+	diags := httpSessionWarnings(p, peak, share)
 	for _, t := range p.Targets {
 		need := math.Ceil(held[t.Name] - 1e-6) // the integral of a whole number of arrivals, give or take rounding
 		if need <= float64(t.Connections) {

@@ -23,10 +23,19 @@ func TestQueueWarningOnlyWhenThePlanCannotWork(t *testing.T) {
 	ws := func(conns, rate int, duration string) string {
 		return fmt.Sprintf("target \"t\" {\n  url = \"ws://127.0.0.1:1\"\n  connections = %d\n}\nscenario \"s\" {\n  step \"connect\" {\n    connect = \"/ws\"\n  }\n  step \"idle\" {\n    hold = \"10s\"\n  }\n  step \"say\" {\n    send   = \"x\"\n    repeat = 5\n    think  = \"1s\"\n  }\n}\nload {\n  stage {\n    duration = %q\n    rate     = %d\n  }\n}\n", conns, duration, rate)
 	}
+	// sessions: HTTP sessions of 3 requests with 1 s of think after each
+	// (3 s each), on their own connections (mode), at rate per second.
+	sessions := func(conns, rate int, mode string) string {
+		return fmt.Sprintf("target \"t\" {\n  url = \"http://127.0.0.1:1\"\n  connections = %d\n  connection = %q\n}\nscenario \"s\" {\n  think = \"1s\"\n  step \"a\" {}\n  step \"b\" {\n    repeat = 2\n  }\n}\nload {\n  stage {\n    duration = \"30s\"\n    rate     = %d\n  }\n}\n", conns, mode, rate)
+	}
 	for _, tc := range []struct {
 		name, src string
 		want      []string // substrings of the one warning; none when empty
 	}{
+		{"sessions: enough connections for the sessions held", sessions(150, 50, "session"), nil},
+		{"sessions: pooled connections are shared, not held", sessions(100, 50, "pool"), nil},
+		{"sessions: too few connections for the sessions held", sessions(100, 50, "session"),
+			[]string{"Sessions will queue for connections", "about 50 sessions per second", "at least 3s", "at least 150 hold one", "connections = 100", "Raise connections to at least 150"}},
 		{"no latency stated, however high the rate", open("  connections = 2\n  timeout = \"30s\"\n", 5000), nil},
 		{"enough connections for the stated latency", open("  connections = 64\n  expected_latency = \"10ms\"\n", 5000), nil},
 		{"exactly enough", open("  connections = 50\n  expected_latency = \"10ms\"\n", 5000), nil},

@@ -14,7 +14,7 @@ func (r *Report) banner() *section {
 	var title string
 	var notes []string
 	status, _ := s.Run.Environment["exit_status"].(string)
-	cutOff := fmt.Sprintf("%s slots were never sent and %s requests were cut off in flight (not_sent, interrupted): they are not errors, and the error rate is over the requests sent",
+	cutOff := fmt.Sprintf("%s slots were never sent and %s requests were cut off in flight (not_sent, interrupted): they are not errors, and the error rate is over the other requests, those judged",
 		count(s.NotSent), count(s.Interrupted))
 	switch status {
 	case "interrupted":
@@ -39,6 +39,11 @@ func (r *Report) banner() *section {
 	}
 	if s.Partial {
 		p := "PARTIAL RUN: the results hold less than the run (see Warnings); the figures cover only what was recorded"
+		if status == statusRunning && len(s.Shards) == 1 {
+			if _, live := runningHere(s.Run.Environment); live {
+				p = "RUN IN PROGRESS: the run is still going on (see Warnings); the figures cover what it has recorded so far"
+			}
+		}
 		if title == "" {
 			title = p
 		} else {
@@ -55,11 +60,19 @@ func (r *Report) banner() *section {
 // behind its schedule (a burst on a busy machine lags a few ms).
 const behindScheduleMs = 50
 
-// behindNote says, with the lag figures, when requests went out late.
+// behindNote says, with the lag figures, when requests went out late, and
+// why: requests that waited for a connection (meta.json's
+// connection_waits) are the plan's connections, not a slow generator.
 func behindNote(s *Summary) string {
 	l := s.SendLag
 	if l.Count == 0 || l.P99 <= behindScheduleMs {
 		return ""
+	}
+	if waits, _ := s.Run.Environment["connection_waits"].(float64); waits > 0 {
+		return fmt.Sprintf("QUEUED FOR CONNECTIONS: %s requests waited for a connection, every one of their target's connections being busy, so they went out late (send lag p50 %s, p99 %s, max %s). "+
+			"That is the plan's connections, not the generator's CPU: raise the target's connections (tressi plan warns when sessions or users must queue), "+
+			"or lower the rate; corrected latencies include the wait",
+			count(int64(waits)), lagText(l.P50), lagText(l.P99), lagText(l.Max))
 	}
 	return fmt.Sprintf("BEHIND SCHEDULE: the generator sent requests late (send lag p50 %s, p99 %s, max %s): the offered load was not delivered on time, "+
 		"but corrected latencies count from each due instant, so they are still honest. Give the generator more CPU, or lower the rate",

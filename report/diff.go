@@ -41,14 +41,17 @@ type Diff struct {
 
 // DiffSide is one run's summary, as the diff computed it.
 type DiffSide struct {
-	Path          string      `json:"path"`
-	ScheduleHash  string      `json:"schedule_hash"`
-	Rows          int64       `json:"rows"`
-	Slots         int64       `json:"slots"`
-	FailedSlots   int64       `json:"failed_slots"`
-	Requests      int64       `json:"requests"`
-	Errors        int64       `json:"errors"`
-	ErrorRate     float64     `json:"error_rate"`
+	Path         string  `json:"path"`
+	ScheduleHash string  `json:"schedule_hash"`
+	Rows         int64   `json:"rows"`
+	Slots        int64   `json:"slots"`
+	FailedSlots  int64   `json:"failed_slots"` // slots with an error row (cut-off ones are not failures)
+	Requests     int64   `json:"requests"`
+	Errors       int64   `json:"errors"`
+	ErrorRate    float64 `json:"error_rate"`
+	// CutOff is the not_sent and interrupted rows: a stop's, neither ok
+	// nor errors, as in the report (results.Counts).
+	CutOff        int64       `json:"cut_off"`
 	ThroughputRPS float64     `json:"throughput_rps"`
 	Latency       Percentiles `json:"latency_ms"`
 }
@@ -158,8 +161,9 @@ func BuildDiffShards(a, b []string, opts DiffOptions) (*Diff, error) {
 	}
 	d.Endpoints = endpointShifts(sa, sb)
 	if d.SameSchedule {
-		aOK := roaring64.AndNot(sa.seen, sa.failed)
-		bOK := roaring64.AndNot(sb.seen, sb.failed)
+		// A slot a stop cut off is neither ok nor failed, in either run.
+		aOK := roaring64.AndNot(roaring64.AndNot(sa.seen, sa.failed), sa.cut)
+		bOK := roaring64.AndNot(roaring64.AndNot(sb.seen, sb.failed), sb.cut)
 		newlyFailed := roaring64.And(sb.failed, aOK)
 		newlyOK := roaring64.And(sa.failed, bOK)
 		d.NewlyFailedSlots = int64(newlyFailed.GetCardinality())
@@ -248,6 +252,7 @@ type sideTally struct {
 	seen     *roaring64.Bitmap // every slot the side holds, made from gather in finish
 	gather   *slotSet
 	failed   *roaring64.Bitmap
+	cut      *roaring64.Bitmap // slots with a row a stop cut off: neither ok nor failed
 	groups   map[groupKey]*failGroup
 	latency  *latencyHistogram
 	eps      map[string]*epDiff
@@ -257,11 +262,13 @@ type sideTally struct {
 
 	completed         int64 // rows with a response
 	firstDue, lastEnd int64
-	shards            []results.Shard // of each input
-	inputRows         int64           // rows before the current input
-	epOf              []*epDiff       // the batch's endpoint indices
-	ok                []okRow         // the batch's ok rows
-	contiguous        bool            // the batch's slots climb by one
+	shards            []results.Shard     // of each input
+	inputRows         int64               // rows before the current input
+	epOf              []*epDiff           // the batch's endpoint indices
+	kinds             []results.ErrorKind // the batch's error names as kinds
+	counts            results.Counts      // the rows by outcome, results' one definition
+	ok                []okRow             // the batch's ok rows
+	contiguous        bool                // the batch's slots climb by one
 }
 
 type epDiff struct {
@@ -318,7 +325,7 @@ const maxDiffSlot = 1 << 30
 func newSideTally(path string) *sideTally {
 	return &sideTally{
 		side:   DiffSide{Path: path},
-		gather: newSlotSet(), failed: roaring64.New(), groups: map[groupKey]*failGroup{},
+		gather: newSlotSet(), failed: roaring64.New(), cut: roaring64.New(), groups: map[groupKey]*failGroup{},
 		latency: newLatencyHistogram(), eps: map[string]*epDiff{},
 		firstDue: 1<<63 - 1, lastEnd: -1 << 63,
 	}
@@ -419,12 +426,10 @@ func (t *sideTally) finish(inputs []Input) error {
 		t.warnings = append(t.warnings, w...)
 	}
 	t.seen, t.gather = t.gather.bitmap(), nil
-	t.side.Requests = t.side.Rows
 	t.side.Slots = int64(t.seen.GetCardinality())
 	t.side.FailedSlots = int64(t.failed.GetCardinality())
-	if t.side.Requests > 0 {
-		t.side.ErrorRate = float64(t.side.Errors) / float64(t.side.Requests)
-	}
+	t.side.Requests, t.side.CutOff = t.counts.Requests, t.counts.CutOff
+	t.side.Errors, t.side.ErrorRate = t.counts.Errors(), t.counts.ErrorRate()
 	if t.completed > 0 && t.lastEnd > t.firstDue {
 		t.side.ThroughputRPS = float64(t.completed) / (float64(t.lastEnd-t.firstDue) / 1e9)
 	}
@@ -482,6 +487,12 @@ func (t *sideTally) batch(b *results.Batch, expect map[string][]int) {
 		t.epOf = append(t.epOf, e)
 	}
 	epOf := t.epOf
+	t.kinds = t.kinds[:0]
+	for _, name := range b.ErrorNames {
+		k, _ := results.ParseErrorKind(name)
+		t.kinds = append(t.kinds, k)
+	}
+	kinds := t.kinds
 	n := b.Len
 	t.contiguous = n > 0 && b.Slot[n-1]-b.Slot[0] == uint64(n-1) && contiguous(b.Slot)
 	t.gather.addMany(b.Slot)
@@ -494,13 +505,20 @@ func (t *sideTally) batch(b *results.Batch, expect map[string][]int) {
 		due := b.Scheduled[i]
 		t.firstDue = min(t.firstDue, due)
 		isOK := errName == "" && lat >= 0 && ep.expects(st)
+		if k := kinds[b.Error[i]]; k.NotRequest() || k.CutOff() {
+			t.counts.Add(k, false) // no verdict on the server: neither ok nor a failed slot
+			if k.CutOff() {
+				t.cut.Add(slot)
+			}
+			continue
+		}
+		t.counts.Add(results.None, isOK)
 		if lat >= 0 {
 			t.completed++
 			t.lastEnd = max(t.lastEnd, due+lat)
 			ep.latency.Record(lat) // t.latency is merged from these in finish
 		}
 		if !isOK {
-			t.side.Errors++
 			kind := errName
 			if kind == "" {
 				kind = statusKind(st)

@@ -151,7 +151,8 @@ func TestLockstepFallsBackOnSlotsWithSeveralRows(t *testing.T) {
 	var extra []results.Row
 	for k := uint64(0); k < rows; k += 997 {
 		r := specB.SlotRows(k)[0]
-		r.Latency, r.Service, r.Status, r.Error = r.Latency*3+1, r.Service*3+1, 200, results.None
+		r.Latency, r.Status, r.Error = r.Latency*3+1, 200, results.None
+		r.Service = r.Latency - (r.Sent - r.Scheduled)
 		extra = append(extra, r)
 	}
 	b := writeWithExtra(t, filepath.Join(dir, "b"), specB, extra)

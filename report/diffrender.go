@@ -63,6 +63,9 @@ func (d *Diff) writeText(w io.Writer, md bool) error {
 	rule(4)
 	row("requests", fmt.Sprint(d.A.Requests), fmt.Sprint(d.B.Requests), pct(float64(d.A.Requests), float64(d.B.Requests)))
 	row("failed slots", fmt.Sprint(d.A.FailedSlots), fmt.Sprint(d.B.FailedSlots), fmt.Sprintf("%+d", d.B.FailedSlots-d.A.FailedSlots))
+	if d.A.CutOff > 0 || d.B.CutOff > 0 { // a stop's rows: not errors, as in the report
+		row("cut off (not sent, interrupted)", fmt.Sprint(d.A.CutOff), fmt.Sprint(d.B.CutOff), fmt.Sprintf("%+d", d.B.CutOff-d.A.CutOff))
+	}
 	row("error rate", fmt.Sprintf("%.3f%%", 100*d.A.ErrorRate), fmt.Sprintf("%.3f%%", 100*d.B.ErrorRate), fmt.Sprintf("%+.3f pp", 100*(d.B.ErrorRate-d.A.ErrorRate)))
 	row("throughput", fmt.Sprintf("%.1f/s", d.A.ThroughputRPS), fmt.Sprintf("%.1f/s", d.B.ThroughputRPS), pct(d.A.ThroughputRPS, d.B.ThroughputRPS))
 	for _, q := range []struct {

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"html/template"
 	"io"
+	"strings"
 	"time"
+
+	"github.com/tressi/tressi/internal/dashboard"
+	"github.com/tressi/tressi/internal/live"
 )
 
 // The page, its style and its chart code are embedded, then inlined into one
@@ -61,14 +65,44 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if r.Run.PlanName != "" {
 		title += ": " + r.Run.PlanName
 	}
+	liveData, err := r.liveUpdate()
+	if err != nil {
+		return err
+	}
+	liveHTML, liveScript := dashboard.Charts()
 	return htmlPage.Execute(w, map[string]any{
-		"Title":     title,
-		"Sections":  r.sections(),
-		"Baseline":  r.Baseline != nil,
-		"WebSocket": r.WebSocket != nil && len(r.WebSocket.OpenConnections) > 0,
-		"Data":      template.JS(js),
-		"CSS":       template.CSS(css),
-		"Script":    template.JS(script),
-		"Made":      time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
+		"Live":       liveData != nil,
+		"LiveData":   template.JS(liveData),
+		"LiveHTML":   template.HTML(liveHTML),
+		"LiveScript": template.JS(liveScript),
+		"Title":      title,
+		"Sections":   r.sections(),
+		"Baseline":   r.Baseline != nil,
+		"WebSocket":  r.WebSocket != nil && len(r.WebSocket.OpenConnections) > 0,
+		"Data":       template.JS(js),
+		"CSS":        template.CSS(css),
+		"Script":     template.JS(script),
+		"Made":       time.Unix(0, r.Run.StartUnixNs).UTC().Format(time.RFC3339),
 	})
+}
+
+// liveUpdate is the run's rows as the live dashboard would have shown them
+// at the end, shards merged: the page draws the dashboard's charts from it.
+// nil when the inputs hold no rows.
+func (r *Report) liveUpdate() ([]byte, error) {
+	var paths, shards []string
+	for _, in := range r.inputs {
+		paths = append(paths, in.Results)
+	}
+	for _, sh := range r.Shards {
+		shards = append(shards, sh.Shard)
+	}
+	width, ivs, err := live.Replay(paths)
+	if err != nil || len(ivs) == 0 {
+		return nil, err
+	}
+	u := live.Update{Width: width, Reset: true, Intervals: ivs, Totals: live.Sum(ivs),
+		Run: live.RunInfo{Plan: r.Run.PlanName, RunID: r.Run.RunID, Shard: strings.Join(shards, " "),
+			StartUnixNs: r.Run.StartUnixNs, State: live.StateEnded}}
+	return json.Marshal(u) // escapes <, > and &: safe inside <script>
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -43,5 +44,43 @@ func TestGeneratorBehindScheduleIsSaid(t *testing.T) {
 	rep.Render(&text, Text)
 	if strings.Contains(text.String(), "BEHIND SCHEDULE") {
 		t.Errorf("a generator 0.2 ms late is reported behind schedule")
+	}
+}
+
+// Requests that waited for a connection (meta.json's connection_waits) are
+// the plan's connections, not the CPU: the report says so first, and does
+// not tell the user to give the generator more CPU. The JSON report's
+// warnings open with what the text opens with.
+func TestConnectionQueueingIsNotBlamedOnTheCPU(t *testing.T) {
+	dir := writeRows(t, results.Meta{PlanName: "p", ScheduleHash: "h"}, []string{"home"}, lateRows(1000, 2e9), `{"exit_status":"ok","connection_waits":950}`)
+	rep, err := Build([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rep.Render(&text, Text)
+	first := strings.SplitN(text.String(), "\n", 3)
+	if !strings.HasPrefix(first[0], "QUEUED FOR CONNECTIONS: 950 requests waited for a connection") || strings.Contains(text.String(), "more CPU") {
+		t.Errorf("the report of requests queued for connections starts:\n%s", strings.Join(first, "\n"))
+	}
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(js.String()), &out); err != nil || len(out.Warnings) == 0 || !strings.HasPrefix(out.Warnings[0], "QUEUED FOR CONNECTIONS") {
+		t.Errorf("the JSON report's warnings %q (%v) do not open with the banner", out.Warnings, err)
+	}
+	// The generator's own lateness still says BEHIND SCHEDULE, in JSON too.
+	dir = writeRows(t, results.Meta{PlanName: "p", ScheduleHash: "h"}, []string{"home"}, lateRows(1000, 2e9), `{"exit_status":"ok"}`)
+	if rep, err = Build([]string{dir}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	js.Reset()
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js.String()), &out); err != nil || len(out.Warnings) == 0 || !strings.HasPrefix(out.Warnings[0], "BEHIND SCHEDULE") {
+		t.Errorf("the JSON report's warnings %q (%v) do not open with BEHIND SCHEDULE", out.Warnings, err)
 	}
 }

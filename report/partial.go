@@ -43,6 +43,7 @@ type runEnd struct {
 	missing  bool   // no meta.json at all
 	status   string // exit_status
 	requests int64  // rows the executor recorded; -1 when not said
+	livePID  int    // the process still running the run on this host; 0: none (inprogress.go)
 }
 
 func runEndOf(env map[string]any, in Input) runEnd {
@@ -54,6 +55,9 @@ func runEndOf(env map[string]any, in Input) runEnd {
 	if n, ok := env["requests"].(float64); ok && e.status != statusRunning {
 		e.requests = int64(n)
 	}
+	if pid, ok := runningHere(env); ok && e.status == statusRunning {
+		e.livePID = pid
+	}
 	return e
 }
 
@@ -63,6 +67,12 @@ const statusRunning = "running"
 // completeness checks one input against its schedule and its meta.json; it
 // returns the warnings and the slots without a row.
 func completeness(in Input, m results.Meta, held *roaring64.Bitmap, rows int64, end runEnd) (warnings []string, missing int64, partial bool) {
+	if end.livePID > 0 {
+		missing = missingSlots(m, held)
+		warnings = append(warnings, fmt.Sprintf("%s: the run is still in progress (process %d on this host): the figures cover the %s rows recorded so far; report it again once it has ended",
+			in.Path, end.livePID, count(rows)))
+		return warnings, missing, true
+	}
 	if missing = missingSlots(m, held); missing > 0 {
 		partial = true
 		of := fmt.Sprintf("the schedule's %s slots", count(m.Slots))
@@ -79,7 +89,7 @@ func completeness(in Input, m results.Meta, held *roaring64.Bitmap, rows int64, 
 			in.Path, MetaFile))
 	case end.status == statusRunning:
 		partial = true
-		warnings = append(warnings, fmt.Sprintf("%s: %s says the run was still running: it did not finish (it was killed or crashed), so its results may be incomplete",
+		warnings = append(warnings, fmt.Sprintf("%s: %s says the run was still running, and no process of this host runs it: it did not finish (it was killed or crashed, or it runs on another host), so its results may be incomplete",
 			in.Path, MetaFile))
 	case end.requests > rows:
 		partial = true

@@ -14,7 +14,7 @@ import (
 // target opened, by the protocol they spoke, in the text, Markdown and
 // JSON reports.
 func TestReportShowsProtocols(t *testing.T) {
-	dir := writeRows(t, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"}, []results.Row{{Slot: 0, Sent: 10, Latency: 1_000_000, Service: 900_000, Status: 200}},
+	dir := writeRows(t, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"}, []results.Row{{Slot: 0, Sent: 10, Latency: 1_000_000, Service: 999_990, Status: 200}},
 		`{"engine": "loop", "protocols": {"web": {"http/1.1": 4, "h2": 2}, "api": {"h2c": 10}}}`)
 	r, err := Build([]string{dir}, Options{})
 	if err != nil {

@@ -134,18 +134,25 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	}
 	for i, r := range readers {
 		before := t.rows
+		per, done := slotRowsOf(inputs[i], r.Meta)
 		for {
 			b, ok := r.Next()
 			if !ok {
 				break
 			}
 			if err := t.add(b, r.Meta.Expect); err != nil {
+				done()
 				return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
 			}
 			if shards != nil {
 				shards.add(i, b.Slot)
 			}
+			if per != nil {
+				per.Add(b.Slot)
+			}
 		}
+		warnings = append(warnings, slotRowWarnings(inputs[i], per)...)
+		done()
 		if err := r.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
 		}

@@ -207,7 +207,7 @@ func TestSessionsByHand(t *testing.T) {
 func TestSlotInTwoScenariosIsAnError(t *testing.T) {
 	m := results.Meta{Scenarios: map[string][]string{"x": {"x.a"}, "y": {"y.a"}}}
 	path := writeResults(t, m, []string{"x.a", "y.a"}, []results.Row{
-		{Slot: 7, Endpoint: 0, Latency: 1, Status: 200}, {Slot: 7, Endpoint: 1, Latency: 1, Status: 200},
+		{Slot: 7, Endpoint: 0, Latency: 1, Service: 1, Status: 200}, {Slot: 7, Endpoint: 1, Latency: 1, Service: 1, Status: 200},
 	})
 	_, err := Build([]string{path}, Options{})
 	if err == nil || !strings.Contains(err.Error(), `slot 7 has rows of scenarios "x" and "y"`) {

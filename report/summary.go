@@ -399,7 +399,8 @@ func (t *tally) summary() Summary {
 	})
 	for _, e := range t.endpoints {
 		es := EndpointSummary{
-			Name: e.name, Requests: e.requests, OK: e.ok, Errors: e.requests - e.ok - e.unjudged,
+			Name: e.name, Requests: e.requests, OK: e.ok,
+			Errors:  results.Counts{Requests: e.requests, OK: e.ok, CutOff: e.unjudged}.Errors(),
 			Latency: e.latency.Percentiles(), Status: e.statusMap(),
 		}
 		for k, n := range es.Status {
@@ -415,9 +416,7 @@ func (t *tally) summary() Summary {
 	}
 	s.NotSent = t.errorKinds[results.NotSent.String()]
 	s.Interrupted = t.errorKinds[results.Interrupted.String()]
-	if judged := s.OK + s.Errors; judged > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(judged)
-	}
+	s.ErrorRate = s.Counts().ErrorRate()
 	if t.completed > 0 && t.lastEnd > t.firstDue {
 		s.DurationS = float64(t.lastEnd-t.firstDue) / 1e9
 		s.ThroughputRPS = float64(t.completed) / s.DurationS
@@ -452,4 +451,10 @@ func tlsSummary(env map[string]any) *TLSSummary {
 		}
 	}
 	return s
+}
+
+// Counts is the summary's rows by outcome, as results defines the figures
+// for every reader of a run (report, diff, thresholds, the live view).
+func (s *Summary) Counts() results.Counts {
+	return results.Counts{Requests: s.Requests, OK: s.OK, CutOff: s.NotSent + s.Interrupted}
 }

@@ -94,7 +94,7 @@ func (r *Report) overview() section {
 	add("requests", count(s.Requests))
 	add("sent", count(s.Sent))
 	add("ok", count(s.OK))
-	add("errors", fmt.Sprintf("%s (%s of the requests sent)", count(s.Errors), percent(s.ErrorRate)))
+	add("errors", fmt.Sprintf("%s (%s of the %s requests judged)", count(s.Errors), percent(s.ErrorRate), count(s.Counts().Judged())))
 	if s.NotSent > 0 || s.Interrupted > 0 {
 		add("not sent", count(s.NotSent)+" (the run stopped before they were due; not errors)")
 		add("interrupted", count(s.Interrupted)+" (in flight when the run stopped; not errors)")
@@ -169,7 +169,14 @@ func endpointSection(s *Summary) section {
 		sec.Header = append([]string{"scenario"}, header...)
 		sec.Align = "l" + sec.Align
 	}
+	var idle []string
 	for _, g := range groupEndpoints(s) {
+		for _, e := range g.endpoints {
+			if e.Requests == 0 {
+				idle = append(idle, e.Name)
+			}
+		}
+		g.endpoints = slices.DeleteFunc(g.endpoints, func(e EndpointSummary) bool { return e.Requests == 0 })
 		for i, e := range g.endpoints {
 			row := endpointRow(e)
 			if len(s.Scenarios) > 0 {
@@ -184,6 +191,11 @@ func endpointSection(s *Summary) section {
 			}
 			sec.Rows = append(sec.Rows, row)
 		}
+	}
+	if len(idle) > 0 {
+		// A weight-0 scenario, or one never picked, would be a row of
+		// dashes per step.
+		sec.Notes = append(sec.Notes, fmt.Sprintf("left out, with no request in this run (weight 0, or never selected): %s", strings.Join(idle, ", ")))
 	}
 	return sec
 }

@@ -13,9 +13,9 @@ import (
 // targets whose certificates were not verified.
 func TestReportShowsConnectTimeAndHandshakes(t *testing.T) {
 	rows := []results.Row{
-		{Slot: 0, Scheduled: 0, Sent: 10, Latency: 5_000_000, Service: 4_000_000, Status: 200, Connect: 3_000_000},
-		{Slot: 1, Scheduled: 1_000_000, Sent: 1_000_010, Latency: 1_000_000, Service: 900_000, Status: 200},
-		{Slot: 2, Scheduled: 2_000_000, Sent: 2_000_010, Latency: 2_000_000, Service: 1_900_000, Status: 200, Connect: 1_000_000},
+		{Slot: 0, Scheduled: 0, Sent: 10, Latency: 5_000_000, Service: 4_999_990, Status: 200, Connect: 3_000_000},
+		{Slot: 1, Scheduled: 1_000_000, Sent: 1_000_010, Latency: 1_000_000, Service: 999_990, Status: 200},
+		{Slot: 2, Scheduled: 2_000_000, Sent: 2_000_010, Latency: 2_000_000, Service: 1_999_990, Status: 200, Connect: 1_000_000},
 	}
 	dir := writeRows(t, results.Meta{RunID: "r", PlanName: "p", Shard: results.Shard{Count: 1}}, []string{"home"}, rows, `{"engine": "loop", "tls": {"handshakes": 2, "resumed": 1, "insecure_skip_verify": ["lab"]}}`)
 	r, err := Build([]string{dir}, Options{})

@@ -23,6 +23,9 @@ type batchEncoder struct {
 	zstd [2]*zstd.Encoder // codecMatches, codecFastMatches
 	fb   *flatbuffers.Builder
 	body []byte
+	// scratch holds a column's zstd frame while it is weighed against
+	// the literal frame.
+	scratch []byte
 	// nodes and bufs are the RecordBatch's FieldNode and Buffer vectors as
 	// they appear in the message (16 little-endian bytes each), hashed
 	// into the body checksum.
@@ -36,39 +39,51 @@ type batchEncoder struct {
 type columnCodec uint8
 
 const (
-	// codecMatches is zstd with its match finder (its default level): for
-	// columns whose values climb with some noise (sent instants), where
-	// its matches make the column a third smaller than the fastest
-	// level's.
+	// codecMatches is zstd with its match finder at its default level:
+	// for columns whose values climb with some noise (sent instants),
+	// where it makes the column up to a fifth smaller than the fastest
+	// level.
 	codecMatches columnCodec = iota
 	// codecFastMatches is zstd's fastest level: for columns whose values
-	// climb steadily or repeat (slots, due instants, error kinds), where
-	// its longer, fewer matches make the column as small as the default
-	// level does (due instants: smaller) and decode up to 2.5 times faster.
+	// climb steadily (slots, due instants), where its longer, fewer
+	// matches make the column as small as the default level does and
+	// decode up to 2.5 times faster.
 	codecFastMatches
-	// codecLiterals is a zstd frame of Huffman-coded literals only (see
-	// zstdlit.go): for columns of spread-out values (latencies, sizes),
-	// where matches barely shrink the column but cost most of the decoding.
-	codecLiterals
+	// codecWeighed is the smaller of zstd's fastest level and a frame of
+	// Huffman-coded literals alone (zstdlit.go), with a handicap (see
+	// literalHandicap): for columns that are spread out in some runs
+	// (random sizes) and repeat in others (a server's one status and
+	// size).
+	codecWeighed
+	// codecWeighedMatches weighs zstd's default level against the
+	// literals: for latencies, whose matches (spread out, with a steady
+	// server's repeats) the default level finds 5% more of.
+	codecWeighedMatches
 )
 
-// columnCodecs are the codecs of the columns in schema order (Schema),
-// chosen by measuring each column of 10M-row synthetic runs: the literal
-// frames keep latency, service time, bytes in, endpoint and status within
-// 10–35% of zstd's size and decode them about twice as fast.
-var columnCodecs = [11]columnCodec{
-	codecFastMatches, // slot
-	codecLiterals,    // endpoint
-	codecFastMatches, // scheduled_ns
-	codecMatches,     // sent_ns
-	codecLiterals,    // latency_ns
-	codecLiterals,    // service_ns
-	codecLiterals,    // status
-	codecFastMatches, // error
-	codecFastMatches, // bytes_out
-	codecLiterals,    // bytes_in
-	codecFastMatches, // connect_ns
+// columnCodecs are the codecs of the columns, by column id, chosen by
+// measuring each column of real runs (bench/run) and of 10M-row synthetic
+// ones (bench/reports).
+var columnCodecs = [numColumns]columnCodec{
+	colSlot: codecFastMatches, colEndpoint: codecWeighed, colScheduled: codecFastMatches, colSent: codecMatches,
+	colLatency: codecWeighedMatches, colService: codecWeighedMatches, colStatus: codecWeighed, colError: codecWeighed,
+	colBytesOut: codecWeighed, colBytesIn: codecWeighed, colConnect: codecWeighed,
 }
+
+// Decoding a match costs about what decoding eight bytes of literals does,
+// so on spread-out values the literal frame, somewhat larger, decodes
+// twice as fast; on values that repeat or climb, matches make the column a
+// fifth to all of its size smaller. A weighed column keeps its matches only
+// where they save at least literalHandicap of the literal frame and at
+// least a byte per matchRowsPerByte rows: the latencies of a steady server
+// (a fifth smaller with matches) and a server's one status (nothing left of
+// it) keep them, the spread-out latencies and statuses of the synthetic
+// runs bench/reports reads (a tenth smaller, a tenth of a byte a row) stay
+// literals.
+const (
+	literalHandicap  = 0.15
+	matchRowsPerByte = 8
+)
 
 // KeyBodySum is the batch metadata key of the body checksum (bodySum),
 // which batches written before the stream checksum (streamsum.go) carry.
@@ -94,7 +109,7 @@ func newBatchEncoder() *batchEncoder {
 // pending is the CRC-32C of what the stream holds since the last batch
 // written here (the schema, dictionaries and first batch arrow-go wrote),
 // which the batch's stream checksum covers (streamsum.go).
-func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, cols [][]byte, sum uint32, dicts [2][]string) error {
+func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, ids []int, cols [][]byte, sum uint32, dicts [2][]string) error {
 	e.body = e.body[:0]
 	e.nodes, e.bufs = e.nodes[:0], e.bufs[:0]
 	for i, col := range cols {
@@ -104,21 +119,7 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, 0)
 		start := len(e.body)
-		e.body = binary.LittleEndian.AppendUint64(e.body, uint64(len(col)))
-		switch columnCodecs[i] {
-		case codecLiterals:
-			e.body = e.lit.appendFrame(e.body, col)
-		case codecFastMatches:
-			e.body = e.zstd[1].EncodeAll(col, e.body)
-		default:
-			e.body = e.zstd[0].EncodeAll(col, e.body)
-		}
-		if len(e.body)-start-8 >= len(col) {
-			// Compression did not pay: stored as is, which the format
-			// marks with an uncompressed length of -1.
-			e.body = binary.LittleEndian.AppendUint64(e.body[:start], ^uint64(0))
-			e.body = append(e.body, col...)
-		}
+		e.body = e.appendColumn(e.body, columnCodecs[ids[i]], rows, col)
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(start))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)-start))
 		for len(e.body)%8 != 0 {
@@ -157,6 +158,37 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 	}
 	_, err = w.Write(e.body)
 	return err
+}
+
+// appendColumn appends one column's compressed buffer, its uncompressed
+// length first, or the values as they are when compression does not pay,
+// which the format marks with an uncompressed length of -1.
+func (e *batchEncoder) appendColumn(dst []byte, codec columnCodec, rows int, col []byte) []byte {
+	start := len(dst)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(col)))
+	switch codec {
+	case codecMatches:
+		dst = e.zstd[0].EncodeAll(col, dst)
+	case codecFastMatches:
+		dst = e.zstd[1].EncodeAll(col, dst)
+	default:
+		dst = e.lit.appendFrame(dst, col)
+		literal := len(dst) - start - 8
+		level := 1
+		if codec == codecWeighedMatches {
+			level = 0
+		}
+		e.scratch = e.zstd[level].EncodeAll(col, e.scratch[:0])
+		saved := literal - len(e.scratch)
+		if float64(saved) >= literalHandicap*float64(literal) && saved*matchRowsPerByte >= rows {
+			dst = append(dst[:start+8], e.scratch...)
+		}
+	}
+	if len(dst)-start-8 >= len(col) {
+		dst = binary.LittleEndian.AppendUint64(dst[:start], ^uint64(0))
+		dst = append(dst, col...)
+	}
+	return dst
 }
 
 // Field slots of Arrow's Message.fbs tables written here (see ipcmsg.go for

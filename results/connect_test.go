@@ -21,7 +21,7 @@ func TestFilesBeforeConnectNsStillRead(t *testing.T) {
 
 // A row's Connect goes out and comes back.
 func TestConnectNsRoundTrip(t *testing.T) {
-	rows := []Row{{Slot: 0, Sent: 1, Latency: 9, Service: 8, Status: 200, Connect: 7_000_000}, {Slot: 1, Sent: 2, Latency: 3, Service: 2, Status: 200}}
+	rows := []Row{{Slot: 0, Sent: 1, Latency: 9, Service: 8, Status: 200, Connect: 7_000_000}, {Slot: 1, Sent: 2, Latency: 3, Service: 1, Status: 200}}
 	r, err := NewReader(bytes.NewReader(writeRows(t, rows, 2)))
 	if err != nil {
 		t.Fatal(err)

@@ -24,15 +24,17 @@ import (
 // file) and check their checksums, and Next hands them out in stream order.
 // Files of other writers, with other column types, go through arrow-go.
 type fastStream struct {
-	br      *bufio.Reader
-	hash    string
-	layout  schemaLayout
-	cols    [10]int // field index of each contract column
-	connect bool    // the file has the connect_ns column (field 10)
-	// want says which columns (schema order) Next needs; a batch with a
-	// body checksum decodes only those, any other batch all of them (its
-	// content checksum covers them all).
-	want [11]bool
+	br     *bufio.Reader
+	hash   string
+	layout schemaLayout
+	// pos is each column's field index (by column id), -1 for a column
+	// the file does not store: connect_ns in files older than it,
+	// service_ns in files newer than deriving it.
+	pos [numColumns]int
+	// want says which columns (by id) Next needs; a batch with a
+	// checksum of its stored bytes decodes only those, any other batch all
+	// of them (its content checksum covers them all).
+	want [numColumns]bool
 	// streamed says the schema promises stream checksums (KeyChecksums).
 	streamed bool
 	// content says to check the content checksum of batches that also
@@ -52,32 +54,30 @@ type fastStream struct {
 // fastReader is switched off by tests of arrow-go's path.
 var fastReader = true
 
-// widths are the byte widths of the contract columns in tressi's types.
-var widths = [10]int{8, 2, 8, 8, 8, 8, 2, 1, 4, 4}
-
-// writerTypes are the types tressi's writer gives the contract columns.
-var writerTypes = [10]arrow.DataType{
-	arrow.PrimitiveTypes.Uint64, endpointType, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64,
-	arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint16, errorType,
-	arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint32,
-}
-
-// fastEligible says whether the schema is exactly tressi's, so each batch
-// has the ten columns' twenty buffers in a known layout.
-func fastEligible(schema *arrow.Schema, layout schemaLayout, cols [10]int) bool {
+// fastEligible says whether the schema is tressi's: the columns of
+// columnNames in that order, each of its writer's type, service_ns and
+// connect_ns optional. Each batch then has two buffers a column in a
+// known layout. It returns each column's field index.
+func fastEligible(schema *arrow.Schema, layout schemaLayout) (pos [numColumns]int, ok bool) {
 	n := schema.NumFields()
-	if !layout.littleEndian || (n != 10 && n != 11) || len(layout.dictIDs) != n {
-		return false
+	if !layout.littleEndian || len(layout.dictIDs) != n {
+		return pos, false
 	}
-	if n == 11 && (schema.Field(10).Name != ColConnect || !arrow.TypeEqual(schema.Field(10).Type, arrow.PrimitiveTypes.Int64)) {
-		return false
-	}
-	for i, fi := range cols {
-		if fi != i || !arrow.TypeEqual(schema.Field(i).Type, writerTypes[i]) {
-			return false
+	f := 0
+	for id := range numColumns {
+		pos[id] = -1
+		if f < n && schema.Field(f).Name == columnNames[id] {
+			if !arrow.TypeEqual(schema.Field(f).Type, columnTypes[id]) {
+				return pos, false
+			}
+			pos[id] = f
+			f++
+		} else if id != colService && id != colConnect {
+			return pos, false
 		}
 	}
-	return layout.dictIDs[1] >= 0 && layout.dictIDs[7] >= 0 && layout.dictIDs[1] != layout.dictIDs[7]
+	ep, errs := layout.dictIDs[pos[colEndpoint]], layout.dictIDs[pos[colError]]
+	return pos, f == n && ep >= 0 && errs >= 0 && ep != errs
 }
 
 // fastJob is one record batch on its way through the workers; its buffers
@@ -91,16 +91,15 @@ type fastJob struct {
 	err       error // damage: the stream ends here
 	done      chan struct{}
 
-	raw     [10][]byte // decoded column bytes, 8-byte aligned
-	connect []byte     // decoded connect_ns bytes, when the file has them
-	batch   Batch
+	raw   [numColumns][]byte // decoded (or derived) column bytes by id, 8-byte aligned
+	batch Batch
 }
 
-func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, cols [10]int, want [11]bool, content bool) *fastStream {
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, pos [numColumns]int, want [numColumns]bool, content bool) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
 	s := &fastStream{
-		br: br, hash: hash, layout: layout, streamed: streamed, cols: cols, connect: len(layout.dictIDs) == 11, want: want, content: content,
+		br: br, hash: hash, layout: layout, streamed: streamed, pos: pos, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
 		free:  make(chan *fastJob, inFlight+2),
@@ -159,7 +158,7 @@ func (s *fastStream) readLoop(pending uint32) {
 			}
 		}
 		job.seq, job.err = seq, err
-		job.endpoints, job.errs = dicts[s.layout.dictIDs[1]], dicts[s.layout.dictIDs[7]]
+		job.endpoints, job.errs = dicts[s.layout.dictIDs[s.pos[colEndpoint]]], dicts[s.layout.dictIDs[s.pos[colError]]]
 		job.done = make(chan struct{})
 		seq++
 		select {
@@ -245,10 +244,7 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		return err
 	}
 	n := int(rb.length)
-	fields := 10
-	if s.connect {
-		fields = 11
-	}
+	fields := len(s.layout.dictIDs)
 	if len(rb.nodes) != fields || len(rb.buffers) != 2*fields {
 		return fmt.Errorf("%w: a batch with %d columns and %d buffers, want %d and %d", ipcguard.ErrDamaged, len(rb.nodes), len(rb.buffers), fields, 2*fields)
 	}
@@ -283,67 +279,69 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 		want = allColumns
 	}
 	all := true
-	for i, w := range widths {
-		if rb.nodes[i] != int64(n) {
-			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, contractColumns[i], rb.nodes[i], n)
-		}
-		if !want[i] {
-			job.raw[i], all = job.raw[i][:0], false
+	for id, f := range s.pos {
+		if f < 0 {
+			job.raw[id] = job.raw[id][:0]
 			continue
 		}
-		if job.raw[i], err = dec.buffer(job.raw[i], body, rb.buffers[2*i+1], rb.codec, n*w); err != nil {
-			return fmt.Errorf("column %s: %w", contractColumns[i], err)
+		if rb.nodes[f] != int64(n) {
+			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, columnNames[id], rb.nodes[f], n)
 		}
-	}
-	var extra [][]byte
-	if s.connect {
-		if rb.nodes[10] != int64(n) {
-			return fmt.Errorf("%w: column %s has %d rows in a batch of %d", ipcguard.ErrDamaged, ColConnect, rb.nodes[10], n)
+		if !want[id] {
+			job.raw[id], all = job.raw[id][:0], false
+			continue
 		}
-		if want[10] {
-			if job.connect, err = dec.buffer(job.connect, body, rb.buffers[21], rb.codec, n*8); err != nil {
-				return fmt.Errorf("column %s: %w", ColConnect, err)
-			}
-			extra = append(extra, job.connect[:n*8])
-		} else {
-			job.connect, all = job.connect[:0], false
+		if job.raw[id], err = dec.buffer(job.raw[id], body, rb.buffers[2*f+1], rb.codec, n*columnWidths[id]); err != nil {
+			return fmt.Errorf("column %s: %w", columnNames[id], err)
 		}
 	}
 	if bc.ok && all && (s.content || !stored) {
-		if err := bc.check(s.hash, job.seq, n, &job.raw, job.endpoints, job.errs, extra...); err != nil {
+		var cols [10][]byte
+		for id := range cols {
+			if s.pos[id] >= 0 {
+				cols[id] = job.raw[id][:n*columnWidths[id]]
+			}
+		}
+		var extra [][]byte
+		if s.pos[colConnect] >= 0 {
+			extra = append(extra, job.raw[colConnect][:n*8])
+		}
+		if err := bc.check(s.hash, job.seq, n, &cols, job.endpoints, job.errs, extra...); err != nil {
 			return err
 		}
+	}
+	if s.pos[colService] < 0 && want[colService] {
+		job.raw[colService] = growBytes(job.raw[colService], n*8)
+		deriveService(view[int64](job.raw[colService], n), view[int64](job.raw[colScheduled], n),
+			view[int64](job.raw[colSent], n), view[int64](job.raw[colLatency], n))
 	}
 	b := &job.batch
 	b.Len = n
 	b.Checked = bc.ok
-	b.Slot = view[uint64](job.raw[0], n)
-	b.Scheduled = view[int64](job.raw[2], n)
-	b.Sent = view[int64](job.raw[3], n)
-	b.Latency = view[int64](job.raw[4], n)
-	b.Service = view[int64](job.raw[5], n)
-	b.Status = view[uint16](job.raw[6], n)
-	b.BytesOut = view[uint32](job.raw[8], n)
-	b.BytesIn = view[uint32](job.raw[9], n)
-	b.Connect = nil
-	if s.connect {
-		b.Connect = view[int64](job.connect, n)
-	}
+	b.Slot = view[uint64](job.raw[colSlot], n)
+	b.Scheduled = view[int64](job.raw[colScheduled], n)
+	b.Sent = view[int64](job.raw[colSent], n)
+	b.Latency = view[int64](job.raw[colLatency], n)
+	b.Service = view[int64](job.raw[colService], n)
+	b.Status = view[uint16](job.raw[colStatus], n)
+	b.BytesOut = view[uint32](job.raw[colBytesOut], n)
+	b.BytesIn = view[uint32](job.raw[colBytesIn], n)
+	b.Connect = view[int64](job.raw[colConnect], n)
 	b.EndpointNames, b.ErrorNames = job.endpoints, job.errs
 	b.Endpoint, b.Error = b.Endpoint[:0], b.Error[:0]
-	if want[1] {
-		if b.Endpoint, err = widenIndices(b.Endpoint, view[uint16](job.raw[1], n), len(job.endpoints), ColEndpoint); err != nil {
+	if want[colEndpoint] {
+		if b.Endpoint, err = widenIndices(b.Endpoint, view[uint16](job.raw[colEndpoint], n), len(job.endpoints), ColEndpoint); err != nil {
 			return err
 		}
 	}
-	if want[7] {
-		b.Error, err = widenIndices(b.Error, job.raw[7][:n], len(job.errs), ColError)
+	if want[colError] {
+		b.Error, err = widenIndices(b.Error, job.raw[colError][:n], len(job.errs), ColError)
 	}
 	return err
 }
 
 // allColumns decodes every column.
-var allColumns = [11]bool{true, true, true, true, true, true, true, true, true, true, true}
+var allColumns = [numColumns]bool{true, true, true, true, true, true, true, true, true, true, true}
 
 func widenIndices[T uint8 | uint16](dst []int32, src []T, names int, col string) ([]int32, error) {
 	dst = grow(dst, len(src))

@@ -107,7 +107,11 @@ func TestReadBySecondImplementation(t *testing.T) {
 	if !maps.Equal(got.Sums, want) {
 		t.Fatalf("polars column sums %v, wrote %v", got.Sums, want)
 	}
-	if !slices.Equal(got.Columns, append(contractColumns[:], ColConnect)) { // the contract's columns, then the optional connect_ns
+	var stored []string
+	for _, id := range storedColumns {
+		stored = append(stored, columnNames[id])
+	}
+	if !slices.Equal(got.Columns, stored) { // the contract's columns but the derived service_ns, then connect_ns
 		t.Fatalf("polars columns %v", got.Columns)
 	}
 }

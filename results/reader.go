@@ -63,8 +63,8 @@ type Reader struct {
 	// fastFrom holds what starts fast at the first Next: the stream after
 	// the schema and its layout; nil when arrow-go reads the batches.
 	fastFrom *fastStart
-	want     [11]bool // the columns Next decodes (Only), schema order
-	only     bool     // Only was called
+	want     [numColumns]bool // the columns Next decodes (Only), by column id
+	only     bool             // Only was called
 	started  bool
 	seq      uint64 // batches read through rd
 	// skippedFirst: the writer's empty first batch was passed over.
@@ -77,9 +77,12 @@ type Reader struct {
 	// streamed says the schema promises stream checksums (KeyChecksums).
 	streamed bool
 	batch    Batch
-	cols     [10]int // field index of each contract column
-	// connect is the field index of the optional connect_ns column, or -1.
-	connect int
+	// pos is each column's field index (by column id), -1 for the
+	// optional ones a file lacks: connect_ns (older files), service_ns
+	// (newer files: derived).
+	pos [numColumns]int
+	// service is the scratch of a derived service_ns (arrow-go's path).
+	service []int64
 	err     error
 }
 
@@ -141,7 +144,7 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 		return nil, err
 	}
 	res.want = allColumns
-	if layout != nil && fastReader && fastEligible(res.Schema, *layout, res.cols) {
+	if layout != nil && fastReader && res.fastEligible(*layout) {
 		// arrow-go has read exactly the schema message; the batches
 		// follow in br. The decoders start at the first Next, so a reader
 		// opened for its metadata alone reads nothing more.
@@ -149,6 +152,12 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 		res.guard = nil
 	}
 	return res, nil
+}
+
+// fastEligible says whether the fast reader takes the file.
+func (r *Reader) fastEligible(layout schemaLayout) bool {
+	pos, ok := fastEligible(r.Schema, layout)
+	return ok && pos == r.pos
 }
 
 type fastStart struct {
@@ -180,35 +189,36 @@ func (r *Reader) Only(cols ...string) error {
 	if r.started {
 		return fmt.Errorf("results: Only after Next")
 	}
-	var want [11]bool
+	var want [numColumns]bool
 	for _, c := range cols {
-		i := slices.Index(contractColumns[:], c)
-		switch {
-		case i >= 0:
-			want[i] = true
-		case c == ColConnect:
-			want[10] = true
-		default:
+		id := slices.Index(columnNames[:], c)
+		if id < 0 {
 			return fmt.Errorf("results: no column %q", c)
 		}
+		want[id] = true
+	}
+	if want[colService] && r.pos[colService] < 0 {
+		// Derived from these.
+		want[colScheduled], want[colSent], want[colLatency] = true, true, true
 	}
 	r.want, r.only = want, true
 	return nil
 }
 
-var contractColumns = [10]string{ColSlot, ColEndpoint, ColScheduled, ColSent, ColLatency, ColService, ColStatus, ColError, ColBytesOut, ColBytesIn}
+// contractColumns are the columns of the contract, by column id:
+// connect_ns is optional beyond them (older files lack it).
+var contractColumns = [10]string(columnNames[:10])
 
 func (r *Reader) bindColumns() error {
-	for i, name := range contractColumns {
+	for id, name := range columnNames {
 		idx := r.Schema.FieldIndices(name)
-		if len(idx) == 0 {
+		r.pos[id] = -1
+		switch {
+		case len(idx) > 0:
+			r.pos[id] = idx[0]
+		case id != colService && id != colConnect:
 			return fmt.Errorf("results column %q is missing (found %v); is this a tressi results file?", name, fieldNames(r.Schema))
 		}
-		r.cols[i] = idx[0]
-	}
-	r.connect = -1
-	if idx := r.Schema.FieldIndices(ColConnect); len(idx) > 0 {
-		r.connect = idx[0]
 	}
 	return nil
 }
@@ -230,7 +240,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 	if !r.started {
 		r.started = true
 		if f := r.fastFrom; f != nil {
-			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.cols, r.want, !r.only)
+			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.want, !r.only)
 		}
 	}
 	if r.fast != nil {
@@ -299,33 +309,42 @@ func (r *Reader) view(rec arrow.RecordBatch) error {
 	}
 	b.Len = int(rec.NumRows())
 	var err error
-	col := func(i int) arrow.Array { return rec.Column(r.cols[i]) }
-	if b.Slot, err = values[uint64](col(0), ColSlot); err != nil {
+	col := func(id int) arrow.Array { return rec.Column(r.pos[id]) }
+	if b.Slot, err = values[uint64](col(colSlot), ColSlot); err != nil {
 		return err
 	}
-	if b.Endpoint, b.EndpointNames, err = dictColumn(col(1), ColEndpoint, b.Endpoint); err != nil {
+	if b.Endpoint, b.EndpointNames, err = dictColumn(col(colEndpoint), ColEndpoint, b.Endpoint); err != nil {
 		return err
 	}
-	for i, dst := range []*[]int64{&b.Scheduled, &b.Sent, &b.Latency, &b.Service} {
-		if *dst, err = values[int64](col(2+i), contractColumns[2+i]); err != nil {
+	for i, dst := range [3]*[]int64{&b.Scheduled, &b.Sent, &b.Latency} {
+		if *dst, err = values[int64](col(colScheduled+i), columnNames[colScheduled+i]); err != nil {
 			return err
 		}
 	}
-	if b.Status, err = values[uint16](col(6), ColStatus); err != nil {
+	if r.pos[colService] >= 0 {
+		if b.Service, err = values[int64](col(colService), ColService); err != nil {
+			return err
+		}
+	} else {
+		r.service = grow(r.service, b.Len)
+		deriveService(r.service, b.Scheduled, b.Sent, b.Latency)
+		b.Service = r.service
+	}
+	if b.Status, err = values[uint16](col(colStatus), ColStatus); err != nil {
 		return err
 	}
-	if b.Error, b.ErrorNames, err = dictColumn(col(7), ColError, b.Error); err != nil {
+	if b.Error, b.ErrorNames, err = dictColumn(col(colError), ColError, b.Error); err != nil {
 		return err
 	}
-	if b.BytesOut, err = values[uint32](col(8), ColBytesOut); err != nil {
+	if b.BytesOut, err = values[uint32](col(colBytesOut), ColBytesOut); err != nil {
 		return err
 	}
-	if b.BytesIn, err = values[uint32](col(9), ColBytesIn); err != nil {
+	if b.BytesIn, err = values[uint32](col(colBytesIn), ColBytesIn); err != nil {
 		return err
 	}
 	b.Connect = nil
-	if r.connect >= 0 {
-		b.Connect, err = values[int64](rec.Column(r.connect), ColConnect)
+	if r.pos[colConnect] >= 0 {
+		b.Connect, err = values[int64](col(colConnect), ColConnect)
 	}
 	return err
 }

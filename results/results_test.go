@@ -25,10 +25,10 @@ func randomRows(n int, seed uint64) []Row {
 	rows := make([]Row, n)
 	for i := range rows {
 		due := int64(i) * 500_000
-		lat := int64(rng.IntN(5_000_000))
+		lag, svc := int64(rng.IntN(20_000)), int64(rng.IntN(5_000_000))
 		rows[i] = Row{
-			Slot: uint64(i), Scheduled: due, Sent: due + int64(rng.IntN(20_000)),
-			Latency: lat, Service: lat / 2, BytesOut: 80, BytesIn: uint32(rng.IntN(2000)),
+			Slot: uint64(i), Scheduled: due, Sent: due + lag,
+			Latency: lag + svc, Service: svc, BytesOut: 80, BytesIn: uint32(rng.IntN(2000)),
 			Status: 200, Endpoint: uint16(i % 3), Error: ErrorKind(rng.IntN(int(numErrorKinds))),
 		}
 	}

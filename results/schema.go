@@ -60,9 +60,13 @@ type Row struct {
 	Scheduled int64
 	Sent      int64
 	Latency   int64 // corrected: response complete − scheduled
-	Service   int64 // response complete − sent
-	BytesOut  uint32
-	BytesIn   uint32
+	// Service is response complete − sent, -1 without a response or a
+	// send. The writer does not store it (readers derive it from the
+	// other three), so it must be exactly that: Write refuses a row whose
+	// Service says otherwise.
+	Service  int64
+	BytesOut uint32
+	BytesIn  uint32
 	// Connect is how long opening the connection took (TCP connect, plus
 	// the TLS handshake on https) for the request that opened it; 0 for a
 	// request that reused one or never got one.
@@ -229,20 +233,77 @@ var (
 	errorType    = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Uint8, ValueType: arrow.BinaryTypes.String}
 )
 
+// Column ids: a column's index in columnNames, whatever its place in a
+// file's schema.
+const (
+	colSlot = iota
+	colEndpoint
+	colScheduled
+	colSent
+	colLatency
+	colService
+	colStatus
+	colError
+	colBytesOut
+	colBytesIn
+	colConnect
+	numColumns
+)
+
+// columnNames are the columns a results file may have, in the order they
+// appear in it.
+var columnNames = [numColumns]string{ColSlot, ColEndpoint, ColScheduled, ColSent, ColLatency, ColService,
+	ColStatus, ColError, ColBytesOut, ColBytesIn, ColConnect}
+
+// columnTypes are the types tressi's writer gives the columns.
+var columnTypes = [numColumns]arrow.DataType{
+	arrow.PrimitiveTypes.Uint64, endpointType, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64,
+	arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint16, errorType,
+	arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Int64,
+}
+
+// columnWidths are the byte widths of the columns' values in those types
+// (dictionary columns: their indices).
+var columnWidths = [numColumns]int{8, 2, 8, 8, 8, 8, 2, 1, 4, 4, 8}
+
+// storedColumns are the columns tressi writes, in schema order. service_ns
+// is not among them: it is latency_ns − (sent_ns − scheduled_ns) wherever
+// both are known, so storing it spent a fifth of the file on what the
+// other three columns already say. Readers derive it (deriveService).
+var storedColumns = []int{colSlot, colEndpoint, colScheduled, colSent, colLatency, colStatus, colError,
+	colBytesOut, colBytesIn, colConnect}
+
+// serviceColumns are the columns of files written before service_ns was
+// derived: every column (tests write them to check such files still read).
+var serviceColumns = []int{colSlot, colEndpoint, colScheduled, colSent, colLatency, colService, colStatus,
+	colError, colBytesOut, colBytesIn, colConnect}
+
 // Schema is the results.arrow schema carrying m as metadata.
-func Schema(m Meta) *arrow.Schema {
+func Schema(m Meta) *arrow.Schema { return schemaOf(m, storedColumns) }
+
+func schemaOf(m Meta, ids []int) *arrow.Schema {
 	md := m.metadata()
-	return arrow.NewSchema([]arrow.Field{
-		{Name: ColSlot, Type: arrow.PrimitiveTypes.Uint64},
-		{Name: ColEndpoint, Type: endpointType},
-		{Name: ColScheduled, Type: arrow.PrimitiveTypes.Int64},
-		{Name: ColSent, Type: arrow.PrimitiveTypes.Int64},
-		{Name: ColLatency, Type: arrow.PrimitiveTypes.Int64},
-		{Name: ColService, Type: arrow.PrimitiveTypes.Int64},
-		{Name: ColStatus, Type: arrow.PrimitiveTypes.Uint16},
-		{Name: ColError, Type: errorType},
-		{Name: ColBytesOut, Type: arrow.PrimitiveTypes.Uint32},
-		{Name: ColBytesIn, Type: arrow.PrimitiveTypes.Uint32},
-		{Name: ColConnect, Type: arrow.PrimitiveTypes.Int64},
-	}, &md)
+	fields := make([]arrow.Field, len(ids))
+	for i, id := range ids {
+		fields[i] = arrow.Field{Name: columnNames[id], Type: columnTypes[id]}
+	}
+	return arrow.NewSchema(fields, &md)
+}
+
+// serviceOf is a row's service time as its other times give it: complete −
+// sent, where complete = scheduled + latency; -1 without a response or a
+// send.
+func serviceOf(scheduled, sent, latency int64) int64 {
+	if latency < 0 || sent < 0 {
+		return -1
+	}
+	return latency - (sent - scheduled)
+}
+
+// deriveService fills dst with the service times of a file that does not
+// store them.
+func deriveService(dst, scheduled, sent, latency []int64) {
+	for i := range dst {
+		dst[i] = serviceOf(scheduled[i], sent[i], latency[i])
+	}
 }

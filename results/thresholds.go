@@ -18,6 +18,12 @@ type Thresholds struct {
 	StatusCodes []int   // abort on the first of these
 	// Latency limits on corrected latency, checked at the end; 0: unset.
 	P50, P90, P95, P99, P999 time.Duration
+	Max                      time.Duration // the largest corrected latency; 0: unset
+	// LiveWindow, when set, judges the latency limits live too, over the
+	// responses of the last LiveWindow, from LiveDelay after the start and
+	// once the window holds LiveMinCount responses.
+	LiveWindow, LiveDelay time.Duration
+	LiveMinCount          int64
 	// Abort stops the run early when a live threshold fails.
 	Abort bool
 	// AllowAllFailed: a run in which no request succeeded passes (see
@@ -71,12 +77,8 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 	if th == nil {
 		th = &Thresholds{}
 	}
-	judged := m.Requests - m.CutOff // the requests sent and not cut off
-	errors := judged - m.OK
-	rate := 0.0
-	if judged > 0 {
-		rate = float64(errors) / float64(judged)
-	}
+	c := Counts{Requests: m.Requests, OK: m.OK, CutOff: m.CutOff} // figures.go
+	errors, rate := c.Errors(), c.ErrorRate()
 	if th.ErrorRate > 0 {
 		out = append(out, ThresholdResult{Name: "error_rate", OK: rate <= th.ErrorRate, Actual: rate, Limit: th.ErrorRate})
 	}
@@ -104,7 +106,7 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 		got   float64
 	}{
 		{"p50", th.P50, p.P50}, {"p90", th.P90, p.P90}, {"p95", th.P95, p.P95},
-		{"p99", th.P99, p.P99}, {"p999", th.P999, p.P999},
+		{"p99", th.P99, p.P99}, {"p999", th.P999, p.P999}, {"max", th.Max, p.Max},
 	} {
 		if l.limit <= 0 {
 			continue
@@ -116,7 +118,7 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 		}
 		out = append(out, r)
 	}
-	if judged > 0 && m.OK == 0 && !th.AllowAllFailed {
+	if c.Judged() > 0 && m.OK == 0 && !th.AllowAllFailed {
 		r := ThresholdResult{Name: AllFailedName, OK: false, Actual: float64(m.Requests), Detail: "every request failed"}
 		if m.Describe != nil {
 			r.Detail += ": " + m.Describe()

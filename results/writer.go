@@ -36,6 +36,10 @@ type Writer struct {
 	// format is what the batches carry: the stream checksum, or (tests)
 	// what older tressi versions wrote.
 	format checksumFormat
+	// ids are the columns the file stores, in schema order; storesService
+	// says service_ns is among them (files of older versions).
+	ids           []int
+	storesService bool
 	// out and enc write the batches after the first (batchwrite.go);
 	// arrow-go writes the schema, the dictionaries and the first batch,
 	// through sums, which keeps their CRC-32C for the stream checksum of
@@ -70,6 +74,9 @@ const (
 	contentChecksums
 	// noChecksums: batches as tressi wrote before checksums.
 	noChecksums
+	// serviceStreamChecksums: stream checksums, with service_ns stored,
+	// as tressi wrote before it derived service_ns.
+	serviceStreamChecksums
 )
 
 // NewWriter starts a results stream on w. endpoints are the names that
@@ -83,8 +90,12 @@ func newWriter(w io.Writer, m Meta, endpoints []string, format checksumFormat) (
 		return nil, fmt.Errorf("results: %d endpoints, at most 65536 fit the endpoint column", len(endpoints))
 	}
 	var mem memory.Allocator = new(arrowmem.Recycler)
-	schema := Schema(m)
-	if format == streamChecksums {
+	ids := storedColumns
+	if format != streamChecksums {
+		ids = serviceColumns
+	}
+	schema := schemaOf(m, ids)
+	if format == streamChecksums || format == serviceStreamChecksums {
 		// The schema promises every batch after the first a stream
 		// checksum, so a batch whose key was changed is not taken for
 		// one of an older file.
@@ -93,11 +104,13 @@ func newWriter(w io.Writer, m Meta, endpoints []string, format checksumFormat) (
 		schema = arrow.NewSchema(schema.Fields(), &md)
 	}
 	wr := &Writer{
-		format:    format,
-		schema:    schema,
-		mem:       mem,
-		endpoints: stringArray(mem, endpoints),
-		errs:      stringArray(mem, ErrorNames[:]),
+		format:        format,
+		ids:           ids,
+		storesService: format != streamChecksums,
+		schema:        schema,
+		mem:           mem,
+		endpoints:     stringArray(mem, endpoints),
+		errs:          stringArray(mem, ErrorNames[:]),
 
 		hash:          m.ScheduleHash,
 		endpointNames: append([]string(nil), endpoints...),
@@ -134,28 +147,22 @@ func (wr *Writer) Write(rows []Row) error {
 }
 
 func (wr *Writer) write(rows []Row) error {
-	wr.fillColumns(rows)
-	n := len(rows)
-	cols := []arrow.Array{
-		primitive(arrow.PrimitiveTypes.Uint64, n, wr.slot),
-		dictionary(endpointType, arrow.PrimitiveTypes.Uint16, n, wr.endpoint, wr.endpoints),
-		primitive(arrow.PrimitiveTypes.Int64, n, wr.scheduled),
-		primitive(arrow.PrimitiveTypes.Int64, n, wr.sent),
-		primitive(arrow.PrimitiveTypes.Int64, n, wr.latency),
-		primitive(arrow.PrimitiveTypes.Int64, n, wr.service),
-		primitive(arrow.PrimitiveTypes.Uint16, n, wr.status),
-		dictionary(errorType, arrow.PrimitiveTypes.Uint8, n, wr.errKind, wr.errs),
-		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesOut),
-		primitive(arrow.PrimitiveTypes.Uint32, n, wr.bytesIn),
-		primitive(arrow.PrimitiveTypes.Int64, n, wr.connect),
+	if err := wr.fillColumns(rows); err != nil {
+		return err
 	}
-	raw := [10][]byte{asBytes(wr.slot), asBytes(wr.endpoint), asBytes(wr.scheduled), asBytes(wr.sent),
-		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
-		asBytes(wr.bytesOut), asBytes(wr.bytesIn)}
-	sum := batchSum(wr.hash, wr.seq, n, &raw, wr.endpointNames, ErrorNames[:], asBytes(wr.connect))
-	if rows != nil && (wr.format == streamChecksums || wr.format == bodyChecksums) {
-		cols := append(raw[:], asBytes(wr.connect))
+	n := len(rows)
+	raw := wr.raw()
+	sum := wr.contentSum(n, &raw)
+	if rows != nil && (wr.format == streamChecksums || wr.format == bodyChecksums || wr.format == serviceStreamChecksums) {
+		cols := make([][]byte, len(wr.ids))
+		for i, id := range wr.ids {
+			cols[i] = raw[id]
+		}
 		return wr.writeChecked(n, cols, sum)
+	}
+	cols := make([]arrow.Array, len(wr.ids))
+	for i, id := range wr.ids {
+		cols[i] = wr.array(id, n, raw[id])
 	}
 	md := arrow.NewMetadata([]string{KeyBatchSeq, KeyBatchSum}, []string{strconv.FormatUint(wr.seq, 10), formatSum(sum)})
 	if wr.format == noChecksums {
@@ -174,10 +181,42 @@ func (wr *Writer) write(rows []Row) error {
 	return nil
 }
 
+// raw is the column scratch as little-endian bytes, by column id.
+func (wr *Writer) raw() [numColumns][]byte {
+	return [numColumns][]byte{asBytes(wr.slot), asBytes(wr.endpoint), asBytes(wr.scheduled), asBytes(wr.sent),
+		asBytes(wr.latency), asBytes(wr.service), asBytes(wr.status), asBytes(wr.errKind),
+		asBytes(wr.bytesOut), asBytes(wr.bytesIn), asBytes(wr.connect)}
+}
+
+// contentSum is the content checksum (batchSum) of the columns the file
+// stores: a derived service_ns is not among them.
+func (wr *Writer) contentSum(n int, raw *[numColumns][]byte) uint32 {
+	var cols [10][]byte
+	copy(cols[:], raw[:10])
+	if !wr.storesService {
+		cols[colService] = nil
+	}
+	return batchSum(wr.hash, wr.seq, n, &cols, wr.endpointNames, ErrorNames[:], raw[colConnect])
+}
+
+// array wraps column id's values as the Arrow array of its type.
+func (wr *Writer) array(id, n int, values []byte) arrow.Array {
+	switch id {
+	case colEndpoint:
+		return dictionary(endpointType, arrow.PrimitiveTypes.Uint16, n, wr.endpoint, wr.endpoints)
+	case colError:
+		return dictionary(errorType, arrow.PrimitiveTypes.Uint8, n, wr.errKind, wr.errs)
+	}
+	buf := memory.NewBufferBytes(values)
+	data := array.NewData(columnTypes[id], n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
 // writeChecked writes a batch through the batch encoder, its stream
 // checksum covering what arrow-go wrote since the last one.
 func (wr *Writer) writeChecked(n int, cols [][]byte, sum uint32) error {
-	err := wr.enc.write(wr.out, wr.sums.crc, wr.hash, wr.seq, n, cols, sum, [2][]string{wr.endpointNames, ErrorNames[:]})
+	err := wr.enc.write(wr.out, wr.sums.crc, wr.hash, wr.seq, n, wr.ids, cols, sum, [2][]string{wr.endpointNames, ErrorNames[:]})
 	wr.sums.crc = 0
 	wr.seq++
 	wr.dataBatches++
@@ -199,7 +238,7 @@ func (s *summingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (wr *Writer) fillColumns(rows []Row) {
+func (wr *Writer) fillColumns(rows []Row) error {
 	n := len(rows)
 	wr.slot = grow(wr.slot, n)
 	wr.scheduled = grow(wr.scheduled, n)
@@ -225,7 +264,13 @@ func (wr *Writer) fillColumns(rows []Row) {
 		wr.bytesOut[i] = r.BytesOut
 		wr.bytesIn[i] = r.BytesIn
 		wr.connect[i] = r.Connect
+		if !wr.storesService && r.Service != serviceOf(r.Scheduled, r.Sent, r.Latency) {
+			return fmt.Errorf("results: slot %d has service_ns %d, but latency_ns %d − (sent_ns %d − scheduled_ns %d) is %d: "+
+				"service_ns is not stored but derived, so a row must keep the two consistent",
+				r.Slot, r.Service, r.Latency, r.Sent, r.Scheduled, serviceOf(r.Scheduled, r.Sent, r.Latency))
+		}
 	}
+	return nil
 }
 
 // Close ends the stream (writing its end-of-stream marker) and releases the
@@ -234,10 +279,9 @@ func (wr *Writer) Close() error {
 	if wr.dataBatches == 0 && wr.format == streamChecksums {
 		// No rows were written: a batch of none still covers the schema
 		// and dictionaries with its stream checksum.
-		wr.fillColumns(nil)
-		raw := [10][]byte{}
-		sum := batchSum(wr.hash, wr.seq, 0, &raw, wr.endpointNames, ErrorNames[:], nil)
-		if err := wr.writeChecked(0, make([][]byte, 11), sum); err != nil {
+		_ = wr.fillColumns(nil) // no rows: nothing to refuse
+		raw := wr.raw()
+		if err := wr.writeChecked(0, make([][]byte, len(wr.ids)), wr.contentSum(0, &raw)); err != nil {
 			wr.w.Close()
 			wr.endpoints.Release()
 			wr.errs.Release()
@@ -258,7 +302,7 @@ func grow[T any](s []T, n int) []T {
 }
 
 // primitive wraps a Go slice as an Arrow array without copying.
-func primitive[T uint8 | uint16 | uint32 | uint64 | int64](dt arrow.DataType, n int, values []T) arrow.Array {
+func primitive[T uint8 | uint16](dt arrow.DataType, n int, values []T) arrow.Array {
 	buf := memory.NewBufferBytes(asBytes(values))
 	data := array.NewData(dt, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
 	defer data.Release()

@@ -62,6 +62,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.tinodeChannel(ctx)
 	case RouteQueue:
 		s.queue(ctx)
+	case RouteFault:
+		s.fault(ctx, path)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -87,6 +89,8 @@ func routeOf(path []byte) Route {
 		return RouteTinode
 	case bytes.Equal(path, pathQueue):
 		return RouteQueue
+	case bytes.HasPrefix(path, prefixFault):
+		return RouteFault
 	}
 	return RouteNotFound
 }

@@ -113,7 +113,7 @@ func New(opts Options) *Server {
 		Handler:            s.handle,
 		Name:               "tressi-target",
 		MaxRequestBodySize: s.opts.MaxRequestBody,
-		ConnState:          s.counters.connState,
+		ConnState:          s.counters.h1ConnState, // opened when accepted: h2.go
 		// Keep-alive connections that stay silent would otherwise hold Close
 		// until ShutdownGrace; generators reconnect when they need to.
 		IdleTimeout: 30 * time.Second,
@@ -130,9 +130,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln.Close()
 		return nil
 	}
-	s.listeners = append(s.listeners, ln)
+	pl := s.protocolListener(ln) // HTTP/2 connections go to Go's server (h2.go)
+	s.listeners = append(s.listeners, pl)
 	s.mu.Unlock()
-	err := s.srv.Serve(ln)
+	err := s.srv.Serve(pl)
 	if isClosed(s.done) {
 		return nil
 	}

@@ -24,6 +24,14 @@ type Info struct {
 	Go       string `json:"go"`
 }
 
+// stamped is a version set at link time, for builds that have neither a
+// module version nor a VCS checkout (the container build copies no .git):
+//
+//	go build -ldflags "-X github.com/tressi/tressi/version.stamped=v1.2.0" ./cmd/tressi
+//
+// It wins over the module version.
+var stamped string
+
 // Get reads the running binary's build information.
 func Get() Info {
 	info := Info{Version: "devel", Go: runtime.Version()}
@@ -33,6 +41,9 @@ func Get() Info {
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		info.Version = v
+	}
+	if stamped != "" {
+		info.Version = stamped
 	}
 	for _, s := range bi.Settings {
 		switch s.Key {

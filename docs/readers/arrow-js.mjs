@@ -1,5 +1,5 @@
 // apache-arrow JS reads tressi's zstd-compressed files once a zstd codec is
-// registered (it ships none): npm i apache-arrow fzstd
+// registered (it ships none): npm i -E apache-arrow@21.2.0 fzstd@0.1.1
 import { readFileSync } from "node:fs";
 import { tableFromIPC, compressionRegistry, CompressionType } from "apache-arrow";
 import { decompress } from "fzstd";

@@ -1,6 +1,6 @@
 // DuckDB without any extension: export the rows as CSV first
 //   tressi report RUN_DIR --format csv -o rows.csv
-// then query them: npm i @duckdb/node-api
+// then query them: npm i -E @duckdb/node-api@1.5.6-r.1
 import { DuckDBInstance } from "@duckdb/node-api";
 
 const file = process.argv[2] ?? "rows.csv";

@@ -1,5 +1,5 @@
 // DuckDB reads Arrow IPC files with its nanoarrow community extension
-// (downloaded once by INSTALL): npm i @duckdb/node-api
+// (downloaded once by INSTALL): npm i -E @duckdb/node-api@1.5.6-r.1
 import { DuckDBInstance } from "@duckdb/node-api";
 
 const file = process.argv[2] ?? "results.arrow";

@@ -1,4 +1,7 @@
-// polars (nodejs-polars) reads the IPC stream as it is: npm i nodejs-polars
+// polars (nodejs-polars) reads the IPC stream as it is. Pinned: later releases'
+// native part needs Node >= 22, and 0.25.2 runs on Debian's Node 20. The
+// native package is named for the platform (here Linux x86-64, glibc):
+// npm i -E nodejs-polars@0.25.2 nodejs-polars-linux-x64-gnu@0.25.2
 import { readFileSync } from "node:fs";
 import pl from "nodejs-polars";
 

@@ -12,8 +12,8 @@ import (
 // resizing them, and these tests fail.
 const (
 	// cpuPerRequest is CPU seconds per request per second: twice the 11 µs
-	// bench/run measured for the loop engine at 20k req/s, for TLS (the
-	// fasthttp engine measured 1.6× that) and noisy neighbours.
+	// bench/run measured for the loop engine at 20k req/s (plain HTTP/1.1),
+	// for TLS (on the same loop, dearer per request) and noisy neighbours.
 	cpuPerRequest = 20e-6
 	// baseCores is one core for the recorder, the Go runtime and the epoll
 	// loop's spare capacity at any rate.

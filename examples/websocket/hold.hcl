@@ -1,9 +1,10 @@
 # Many idle WebSocket sessions held open: each connects, stays connected
-# for `hold` (answering the server's pings) and closes cleanly. This is the
-# plan behind the "18,000 sessions in one process" figure in README.
+# for `hold` (answering the server's pings) and closes cleanly: how many
+# sessions one process holds (as many as its descriptors allow; tressi plan
+# says when they do not fit the open-file limit).
 #
 #   tressi target --addr 127.0.0.1:8080 &
-#   tressi apply examples/websocket/hold.hcl --var sessions=18000 --var ramp=20s --var hold=60s
+#   tressi apply examples/websocket/hold.hcl --var sessions=5000 --var ramp=1m --var hold=60s
 
 variable "base_url" {
   type    = string
@@ -54,6 +55,6 @@ scenario "idle" {
 load {
   stage {
     duration = var.ramp
-    rate     = var.sessions / parseint(trimsuffix(var.ramp, "s"), 10)
+    rate     = var.sessions / seconds(var.ramp) # any duration: 20s, 1m, 1m30s
   }
 }

@@ -23,7 +23,7 @@ func TestSummarize(t *testing.T) {
 	rows := make([]results.Row, 101)
 	for i := range rows {
 		rows[i] = results.Row{Slot: uint64(i), Scheduled: int64(i) * 1e6, Sent: int64(i)*1e6 + int64(i+1)*1e6,
-			Latency: 5e6, Service: 1e6, Status: 200}
+			Latency: int64(i+2) * 1e6, Service: 1e6, Status: 200}
 	}
 	rows[100].Sent, rows[100].Latency, rows[100].Service, rows[100].Status = -1, -1, -1, 0
 	if err := w.Write(rows); err != nil {

@@ -1,11 +1,19 @@
 // Reads a tressi results file with a second Arrow implementation (polars,
 // Rust arrow underneath) and prints what it saw as JSON for the Go test.
 const pl = require("nodejs-polars");
-const df = pl.readIPCStream(require("fs").readFileSync(process.argv[2]));
+const stored = pl.readIPCStream(require("fs").readFileSync(process.argv[2]));
+// service_ns is not stored: it is latency_ns − (sent_ns − scheduled_ns)
+// where both are known (docs/contracts.md), -1 otherwise.
+const df = stored.withColumn(
+  pl.when(pl.col("latency_ns").gtEq(0).and(pl.col("sent_ns").gtEq(0)))
+    .then(pl.col("latency_ns").minus(pl.col("sent_ns").minus(pl.col("scheduled_ns"))))
+    .otherwise(pl.lit(-1))
+    .alias("service_ns"),
+);
 const col = (n) => df.getColumn(n);
 console.log(JSON.stringify({
   rows: df.height,
-  columns: df.columns,
+  columns: stored.columns,
   dtypes: df.dtypes.map(String),
   slot_sum: Number(col("slot").sum()),
   latency_sum: Number(col("latency_ns").sum()),

@@ -1,0 +1,76 @@
+package live
+
+import (
+	"sync"
+	"time"
+
+	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/results"
+)
+
+// Feed is one run's live view as it runs: it takes the rows
+// (exec.Options.Observe) and the gauges (exec.Options.Started), publishes
+// an Update every interval to its subscribers (a dashboard's browsers, a
+// remote-write pusher) and keeps the View a late one starts from. No
+// subscriber ever holds the run up.
+type Feed struct {
+	*hub
+	agg *Aggregator
+
+	mu     sync.Mutex
+	gauges func() exec.Gauges
+	run    RunInfo
+}
+
+// NewFeed is the feed of run (its State is set as the run goes).
+func NewFeed(run RunInfo) *Feed {
+	run.State = StateWaiting
+	return &Feed{hub: newHub(run), agg: NewAggregator(0, 0), run: run}
+}
+
+// Observe is exec.Options.Observe.
+func (f *Feed) Observe(row *results.Row, ok bool) { f.agg.Observe(row, ok) }
+
+// Started is exec.Options.Started.
+func (f *Feed) Started(l exec.LiveRun) {
+	f.agg.SetEndpoints(l.Endpoints)
+	f.mu.Lock()
+	f.gauges = l.Gauges
+	f.run.RunID, f.run.StartUnixNs = l.RunID, l.Start.UnixNano()
+	f.run.State = StateRunning
+	f.mu.Unlock()
+}
+
+// Run publishes an update every interval until stop is closed, then one
+// last one marked ended: every row the recorder took is in it.
+func (f *Feed) Run(stop <-chan struct{}) {
+	t := time.NewTicker(DefaultInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			f.publishNow(true)
+			return
+		case <-t.C:
+			f.publishNow(false)
+		}
+	}
+}
+
+func (f *Feed) publishNow(end bool) {
+	width, reset, changed := f.agg.Flush()
+	f.mu.Lock()
+	var points []GaugePoint
+	if f.gauges != nil {
+		g := f.gauges()
+		points = append(points, GaugePoint{T: g.Now, Sent: g.Sent, Done: g.Done, Failed: g.Failed,
+			SendLag: g.SendLag, Connections: g.Connections})
+		f.run.Failures = g.Failures
+	}
+	if end {
+		f.run.State = StateEnded
+	}
+	run := f.run
+	f.mu.Unlock()
+	f.publish(Update{Run: run, Width: width, Reset: reset, Intervals: changed, Gauges: points}, end)
+}

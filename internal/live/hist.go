@@ -1,0 +1,145 @@
+package live
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// Hist is a latency distribution kept sparse: only the buckets that hold a
+// value, in HDR's layout for two significant digits (8 significant bits: a
+// value below 256 is exact, a larger one keeps its top 8 bits). That is
+// the resolution of the report's per-second series and of its overall
+// percentiles, and a second of a run touches a few hundred buckets, so a
+// thousand intervals cost a few MB where dense histograms would cost a
+// few hundred. Hists merge exactly: merging shards' intervals sums their
+// buckets, it never averages percentiles.
+type Hist struct {
+	// Idx are the non-empty buckets in increasing order, N their counts.
+	Idx   []int32 `json:"idx,omitempty"`
+	N     []int64 `json:"n,omitempty"`
+	Count int64   `json:"count"`
+	Min   int64   `json:"min"` // exact, in ns; 0 when empty
+	Max   int64   `json:"max"`
+	Sum   int64   `json:"sum"` // of the values in ns, for the mean
+	// last is the position of the bucket recorded last: the next value
+	// of a busy second usually falls in it or next to it.
+	last int
+}
+
+// histHighest is the largest value resolved (an hour), as the report's.
+const histHighest = int64(3600e9)
+
+const subBucketLog = 8
+
+// bucketOf is v's bucket: bucket b (bit length b+8) at a resolution of
+// 2^b, numbered as HDR numbers its counts.
+func bucketOf(v int64) int32 {
+	v = min(max(v, 0), histHighest)
+	b := bits.Len64(uint64(v)|(1<<subBucketLog-1)) - subBucketLog
+	return int32(b<<(subBucketLog-1) + int(v>>b))
+}
+
+// UpperEdge is the largest value bucket i holds: what a quantile reports,
+// as the report's histograms do.
+func UpperEdge(i int32) int64 {
+	if i < 1<<subBucketLog {
+		return int64(i)
+	}
+	b := int(i>>(subBucketLog-1)) - 1
+	sub := int64(i) - int64(b)<<(subBucketLog-1)
+	return (sub+1)<<b - 1
+}
+
+// Record adds one value in ns.
+func (h *Hist) Record(v int64) {
+	h.add(bucketOf(v), 1)
+	if h.Count == 0 || v < h.Min {
+		h.Min = v
+	}
+	h.Max = max(h.Max, v)
+	h.Count++
+	h.Sum += v
+}
+
+func (h *Hist) add(i int32, n int64) {
+	if p := h.last; p < len(h.Idx) && h.Idx[p] == i {
+		h.N[p] += n
+		return
+	}
+	p, found := slices.BinarySearch(h.Idx, i)
+	if !found {
+		h.Idx = slices.Insert(h.Idx, p, i)
+		h.N = slices.Insert(h.N, p, 0)
+	}
+	h.N[p] += n
+	h.last = p
+}
+
+// Merge adds o's values to h.
+func (h *Hist) Merge(o *Hist) {
+	if o.Count == 0 {
+		return
+	}
+	for k, i := range o.Idx {
+		h.add(i, o.N[k])
+	}
+	if h.Count == 0 || o.Min < h.Min {
+		h.Min = o.Min
+	}
+	h.Max = max(h.Max, o.Max)
+	h.Count += o.Count
+	h.Sum += o.Sum
+}
+
+// Clone is a copy of h sharing nothing with it.
+func (h *Hist) Clone() Hist {
+	c := *h
+	c.Idx, c.N = slices.Clone(h.Idx), slices.Clone(h.N)
+	return c
+}
+
+// Quantile is the nearest-rank value at q (0–1): the upper edge of the
+// bucket holding the ceil(q·n)-th smallest value, as the report's
+// per-second series computes it. 0 when empty.
+func (h *Hist) Quantile(q float64) int64 {
+	if h.Count == 0 {
+		return 0
+	}
+	rank := max(int64(math.Ceil(q*float64(h.Count))), 1)
+	var seen int64
+	for k, n := range h.N {
+		seen += n
+		if seen >= rank {
+			return UpperEdge(h.Idx[k])
+		}
+	}
+	return UpperEdge(h.Idx[len(h.Idx)-1])
+}
+
+// Percentiles is the distribution as the report's latency_ms gives it:
+// quantiles clamped to the exact minimum and maximum, in ms.
+func (h *Hist) Percentiles() Percentiles {
+	if h.Count == 0 {
+		return Percentiles{}
+	}
+	at := func(q float64) float64 { return ms(min(max(h.Quantile(q), h.Min), h.Max)) }
+	return Percentiles{Count: h.Count, Min: ms(h.Min), Mean: float64(h.Sum) / float64(h.Count) / 1e6,
+		P50: at(0.50), P90: at(0.90), P95: at(0.95), P99: at(0.99), P999: at(0.999), Max: ms(h.Max)}
+}
+
+// Percentiles summarises a distribution in ms, with the keys of the
+// report's latency_ms.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }

@@ -1,0 +1,73 @@
+package live
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/tressi/tressi/results"
+)
+
+// A quantile is the upper edge of the nearest-rank value's bucket: never
+// below that value, within 1/128 above it; merging equals recording both.
+func TestHistQuantileAndMerge(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SliceOfN(rapid.Int64Range(0, int64(10*time.Second)), 1, 300).Draw(t, "a")
+		b := rapid.SliceOfN(rapid.Int64Range(0, int64(time.Second)), 0, 300).Draw(t, "b")
+		q := rapid.Float64Range(0, 1).Draw(t, "q")
+		var ha, hb, both Hist
+		for _, v := range a {
+			ha.Record(v)
+			both.Record(v)
+		}
+		for _, v := range b {
+			hb.Record(v)
+			both.Record(v)
+		}
+		ha.Merge(&hb)
+		if !slices.Equal(ha.Idx, both.Idx) || !slices.Equal(ha.N, both.N) || ha.Count != both.Count ||
+			ha.Min != both.Min || ha.Max != both.Max || ha.Sum != both.Sum {
+			t.Fatalf("merged %+v, recorded together %+v", ha, both)
+		}
+		all := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
+		rank := max(int(float64(len(all))*q+0.999999999), 1)
+		rank = min(rank, len(all))
+		want := all[rank-1]
+		got := both.Quantile(q)
+		if got < want || float64(got-want) > float64(want)/128+1 {
+			t.Fatalf("quantile %g of %d values: %d, nearest rank %d", q, len(all), got, want)
+		}
+	})
+}
+
+// Past its limit the aggregator widens its intervals; the totals stay
+// exact.
+func TestAggregatorWidens(t *testing.T) {
+	a := NewAggregator(time.Second, 4)
+	a.SetEndpoints([]string{"home"})
+	var rows int64
+	for at := int64(0); at < int64(20*time.Second); at += int64(7 * time.Millisecond) {
+		a.Observe(&results.Row{Scheduled: at, Sent: at, Latency: 3e6, Service: 2e6, Status: 200}, true)
+		rows++
+	}
+	width, reset, ivs := a.Flush()
+	if width != int64(8*time.Second) || !reset || len(ivs) != 3 {
+		t.Fatalf("width %v, reset %v, %d intervals; want 8s, a reset, 3", time.Duration(width), reset, len(ivs))
+	}
+	tot := Sum(ivs)
+	if tot.Requests != rows || tot.OK != rows || tot.Latency.Count != rows || tot.Latency.Max != 3 {
+		t.Fatalf("totals %+v after %d rows", tot, rows)
+	}
+	var due int64
+	for _, iv := range ivs {
+		due += iv.Due
+	}
+	if due != rows {
+		t.Fatalf("%d due, want %d", due, rows)
+	}
+	if _, reset, ivs := a.Flush(); reset || len(ivs) != 0 {
+		t.Fatalf("a second flush with no new row: reset %v, %d intervals", reset, len(ivs))
+	}
+}

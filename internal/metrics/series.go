@@ -1,0 +1,155 @@
+// Package metrics exports a run's live view to Prometheus: /metrics for a
+// scrape (client_golang) and Remote Write 1.0 pushes. Both read one list
+// of series (Snapshot), so a scrape and a push of the same instant agree.
+package metrics
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/tressi/tressi/internal/live"
+)
+
+// The metric names, in docs/contracts.md.
+const (
+	RequestsTotal    = "tressi_requests_total"
+	RequestDuration  = "tressi_request_duration_seconds"
+	ServiceDuration  = "tressi_service_duration_seconds"
+	SendLag          = "tressi_send_lag_seconds"
+	OpenConnections  = "tressi_open_connections"
+	OfferedRate      = "tressi_offered_rate"
+	AchievedRate     = "tressi_achieved_rate"
+	labelRunID       = "run_id"
+	labelPlan        = "plan"
+	labelShard       = "shard"
+	labelTarget      = "target"
+	labelEndpoint    = "endpoint"
+	labelStatus      = "status"
+	labelError       = "error"
+	histogramBuckets = 1.05 // each bucket's bound is 5% above the one before
+)
+
+// Bounds are the histograms' bucket upper bounds in seconds: 100 µs to
+// two minutes, each 5% above the one before, so a quantile interpolated
+// in a bucket (histogram_quantile) is within 5% of the true value.
+var Bounds = func() []float64 {
+	var b []float64
+	for v := 100e-6; v < 120; v *= histogramBuckets {
+		b = append(b, v)
+	}
+	return b
+}()
+
+// Labels identify a run's series: run_id (the view's), plan and shard go
+// on every one.
+type Labels struct {
+	Plan, Shard string
+	// Targets maps an endpoint name to its target's name.
+	Targets map[string]string
+}
+
+// Counter is one tressi_requests_total series.
+type Counter struct {
+	Target, Endpoint, Error string
+	Status                  int
+	Value                   int64
+}
+
+// Histogram is one endpoint's classic histogram: Counts[i] values ≤
+// Bounds[i] (cumulative), Count in all (the +Inf bucket), Sum in seconds.
+type Histogram struct {
+	Target, Endpoint string
+	Counts           []int64
+	Count            int64
+	Sum              float64
+}
+
+// Snapshot is every series of a run at one instant.
+type Snapshot struct {
+	Requests         []Counter
+	Request, Service []Histogram
+	// SendLag is the largest send lag of the recorder's last second.
+	SendLag float64
+	// Connections are those the loop engine opened (the fasthttp engine
+	// does not count them: 0 there).
+	Connections float64
+	// OfferedRate and AchievedRate are the last whole interval's requests
+	// due and responses completed, per second.
+	OfferedRate, AchievedRate float64
+}
+
+// gauges are the snapshot's gauges by metric name.
+func (s *Snapshot) gauges() map[string]float64 {
+	return map[string]float64{SendLag: s.SendLag, OpenConnections: s.Connections,
+		OfferedRate: s.OfferedRate, AchievedRate: s.AchievedRate}
+}
+
+// Take reads a snapshot of v.
+func Take(v *live.View, l *Labels) Snapshot {
+	ivs := v.Intervals()
+	var s Snapshot
+	counters := map[live.Series]int64{}
+	type hists struct{ request, service live.Hist }
+	eps := map[string]*hists{}
+	for k := range ivs {
+		for _, sr := range ivs[k].Series {
+			key := live.Series{Endpoint: sr.Endpoint, Status: sr.Status, Error: sr.Error}
+			counters[key] += sr.Requests
+		}
+		for _, e := range ivs[k].Endpoints {
+			h := eps[e.Name]
+			if h == nil {
+				h = &hists{}
+				eps[e.Name] = h
+			}
+			h.request.Merge(&e.Latency)
+			h.service.Merge(&e.Service)
+		}
+	}
+	for key, n := range counters {
+		s.Requests = append(s.Requests, Counter{Target: l.Targets[key.Endpoint], Endpoint: key.Endpoint,
+			Status: key.Status, Error: key.Error, Value: n})
+	}
+	slices.SortFunc(s.Requests, func(a, b Counter) int {
+		return cmp.Or(cmp.Compare(a.Endpoint, b.Endpoint), cmp.Compare(a.Status, b.Status), cmp.Compare(a.Error, b.Error))
+	})
+	for _, name := range slices.Sorted(maps.Keys(eps)) {
+		s.Request = append(s.Request, classic(l.Targets[name], name, &eps[name].request))
+		s.Service = append(s.Service, classic(l.Targets[name], name, &eps[name].service))
+	}
+	g := v.LastGauges()
+	s.SendLag, s.Connections = float64(g.SendLag)/1e9, float64(g.Connections)
+	// The last interval that has ended: the current one is still filling.
+	for k := len(ivs) - 1; k >= 0; k-- {
+		if iv := &ivs[k]; iv.Start+iv.Width <= g.T || v.Run().State == live.StateEnded {
+			sec := float64(iv.Width) / 1e9
+			s.OfferedRate, s.AchievedRate = float64(iv.Due)/sec, float64(iv.Completed())/sec
+			break
+		}
+	}
+	return s
+}
+
+// classic folds a sparse HDR histogram into the classic buckets: each HDR
+// bucket (1/128 wide) counts in the first bound at or above its upper
+// edge.
+func classic(target, endpoint string, h *live.Hist) Histogram {
+	out := Histogram{Target: target, Endpoint: endpoint, Counts: make([]int64, len(Bounds)), Count: h.Count,
+		Sum: float64(h.Sum) / 1e9}
+	for k, idx := range h.Idx {
+		edge := float64(live.UpperEdge(idx)) / 1e9
+		if i, _ := slices.BinarySearch(Bounds, edge); i < len(Bounds) {
+			out.Counts[i] += h.N[k]
+		}
+	}
+	for i := 1; i < len(out.Counts); i++ {
+		out.Counts[i] += out.Counts[i-1]
+	}
+	return out
+}
+
+// staleNaN is Prometheus' stale marker: a NaN with this bit pattern ends a
+// series at its timestamp.
+var staleNaN = math.Float64frombits(0x7ff0000000000002)
