@@ -248,7 +248,7 @@ func rawWrite(fd int, b []byte) (int, syscall.Errno) {
 // rawSend is rawWrite for a socket, through send(2): it skips write(2)'s
 // file layer (the file position's lock, the permission and fsnotify
 // checks on the socket's inode), cache misses that add up when a loop
-// writes to many connections each seldom (the WebSocket loop's sessions).
+// writes to many connections each seldom (WebSocket sessions).
 // MSG_NOSIGNAL: a peer gone is EPIPE, not a SIGPIPE for the runtime to
 // swallow.
 func rawSend(fd int, b []byte) (int, syscall.Errno) {

@@ -92,7 +92,7 @@ func newScenarios(ex *executor) (*scenarios, error) {
 	for i := range s.Entries {
 		e := &s.Entries[i]
 		if !e.Scenario || e.WebSocket {
-			continue // WebSocket sessions run on the WebSocket loop (wsloop_linux.go)
+			continue // WebSocket sessions are the loop's WebSocket part's (wsloop_linux.go)
 		}
 		found = true
 		p := &scenario{ownConn: e.Connection == compile.ConnectionSession}

@@ -135,7 +135,7 @@ func (l *wsLoop) timeout(s *wsSession) {
 	l.step(s)
 }
 
-// wsTimer is what a timer of the WebSocket loop's heap stands for: a
+// wsTimer is what a timer of the WebSocket sessions' heap stands for: a
 // session, as of its slot k (a stale entry names a slot the session no
 // longer runs).
 type wsTimer struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/tressi/tressi/results"
 )
 
-// wss:// sessions: the WebSocket loop drives the same transport seam as
+// wss:// sessions: the loop drives the same transport seam for them as
 // the HTTP loop (transport.go), with crypto/tls from package tlsloop
 // between the socket and the frames. The connection opens in three steps,
 // each with its own state: the TCP connect (wsDialing), the TLS handshake
