@@ -10,7 +10,7 @@ import (
 )
 
 // wss:// sessions: the loop drives the same transport seam for them as
-// the HTTP loop (transport.go), with crypto/tls from package tlsloop
+// for https connections (transport.go), with crypto/tls from package tlsloop
 // between the socket and the frames. The connection opens in three steps,
 // each with its own state: the TCP connect (wsDialing), the TLS handshake
 // (wsHandshaking), then the HTTP upgrade (wsUpgrading). The connect
