@@ -8,11 +8,19 @@ import (
 	"github.com/tressi/tressi/results"
 )
 
-// slotRowsOf reads the schedule from the run's plan.tplan to count rows
-// per slot against it; nil (with a warning saying why) when it cannot.
-// The schedule reads its slots from the file again when the counts are
-// compared: done closes it.
-func slotRowsOf(v *Verification, path, name string, shard results.Shard) (per *compile.SlotRows, done func()) {
+// slotRowsOf counts rows per slot against the schedule the plan compiled
+// to again (s), or, when it did not (a sensitive variable not given), the
+// one read from the run's plan.tplan; nil (with a warning saying why) when
+// neither can be had. A schedule read from the file reads its slots from
+// it again when the counts are compared: done closes it.
+func slotRowsOf(v *Verification, s *compile.Schedule, path, name string, shard results.Shard) (per *compile.SlotRows, done func()) {
+	if s != nil {
+		per = compile.NewSlotRows(s, shard.Index, shard.Count)
+		if per == nil {
+			v.add("warning", name, "rows per slot not checked: the shard has more than %d slots", compile.MaxCountedSlots)
+		}
+		return per, func() {}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, func() {} // the plan.tplan check has said why

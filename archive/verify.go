@@ -186,8 +186,8 @@ func verifyRun(v *Verification, dir, prefix string, src source, sources map[stri
 	if sources != nil {
 		compareSources(v, src, sources, tp, tpName)
 	}
-	recompile(v, src, meta.ScheduleHash, resName, tp.Sensitive, opts)
-	per, done := slotRowsOf(v, filepath.Join(dir, tplanFile), tpName, meta.Shard)
+	s := recompile(v, src, meta.ScheduleHash, resName, tp.Sensitive, opts)
+	per, done := slotRowsOf(v, s, filepath.Join(dir, tplanFile), tpName, meta.Shard)
 	defer done()
 	checkRows(v, r, resName, tp.Count, meta.Shard, tp.Model == plan.ModelClosed, per)
 	checkSamples(v, filepath.Join(dir, samplesFile), prefix+samplesFile)
@@ -294,8 +294,9 @@ func clip(b []byte) string {
 }
 
 // recompile loads the plan from src with its stored variables (and the
-// user's, for sensitive ones) and checks it compiles to hash.
-func recompile(v *Verification, src source, hash, resName string, sensitive []string, opts VerifyOptions) {
+// user's, for sensitive ones) and checks it compiles to hash; it returns
+// the schedule when it does.
+func recompile(v *Verification, src source, hash, resName string, sensitive []string, opts VerifyOptions) *compile.Schedule {
 	var vars []plan.VarArg
 	names := make([]string, 0, len(src.values))
 	for n := range src.values {
@@ -306,7 +307,7 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 		val, err := decodeValue(src.values[n])
 		if err != nil {
 			v.add("FAIL", src.varsFile, "variable %s: %v", n, err)
-			return
+			return nil
 		}
 		vars = append(vars, plan.VarArg{Value: n + "=" + val})
 	}
@@ -320,13 +321,13 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 			detail += fmt.Sprintf("; the run used the sensitive variables %s, which archives leave out: pass them with --var name=value or TRESSI_VAR_<name>", strings.Join(sensitive, ", "))
 		}
 		v.add("FAIL", planLabel, "%s", detail)
-		return
+		return nil
 	}
 	s, cdiags := compile.Compile(p)
 	if cdiags.HasErrors() {
 		v.Diagnostics, v.Files = cdiags, files
 		v.add("FAIL", planLabel, "does not compile: %s", firstError(cdiags))
-		return
+		return nil
 	}
 	if s.Hash != hash {
 		hint := "a plan file or a variable differs from the run's (see the lines above)"
@@ -336,13 +337,14 @@ func recompile(v *Verification, src source, hash, resName string, sensitive []st
 			hint += fmt.Sprintf(", or a sensitive variable (%s) has another value than in the run", strings.Join(sensitive, ", "))
 		}
 		v.add("FAIL", planLabel, "with %s compiles to schedule %s, but %s was recorded from schedule %s: %s", src.varsFile, s.Hash, resName, hash, hint)
-		return
+		return nil
 	}
 	size := fmt.Sprintf("%d slots", s.Count)
 	if s.Model == compile.Closed {
 		size = "closed model"
 	}
 	v.add("ok", planLabel, "with %s compiles to schedule %s again (%s)", src.varsFile, s.Hash, size)
+	return s
 }
 
 func firstError(diags hcl.Diagnostics) string {

@@ -18,7 +18,9 @@ import (
 // row too many (a refused WebSocket upgrade once wrote its connect row
 // twice) or one too few fails, naming the slot, and the report warns
 // naming it; the run as written passes, and its report has no such
-// warning.
+// warning. A WebSocket run is counted too: its plan.tplan does not read
+// back (compile.ReadTPlan refuses its hash), and verify counts against
+// the schedule it compiled again.
 func TestVerifyCountsRowsPerSlot(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,6 +60,31 @@ load {
 	}
 	if w := reportJSON(t, dir).Summary.Warnings; strings.Contains(strings.Join(w, "\n"), "stands for") {
 		t.Fatalf("the report of the run as written warns: %q", w)
+	}
+
+	wsPath := writePlan(t, fmt.Sprintf(`
+target "t" {
+  url = "http://%s"
+}
+scenario "w" {
+  step "connect" {
+    connect = "/ws/echo"
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "300ms"
+    rate     = 10
+  }
+}
+`, ln.Addr()))
+	wsDir := filepath.Join(t.TempDir(), "ws")
+	mustRun(t, 0, "apply", wsPath, "--out", wsDir, "--quiet")
+	if stdout, _ := mustRun(t, 0, "verify", wsDir); !strings.Contains(stdout, "every slot holds the rows its schedule says it stands for") {
+		t.Fatalf("verify of a WebSocket run:\n%s", stdout)
 	}
 
 	rows, meta, names := readAllRows(t, filepath.Join(dir, exec.ResultsFile))

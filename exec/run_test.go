@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,8 +108,9 @@ func TestStallShowsInCorrectedLatency(t *testing.T) {
 	}
 }
 
-// A closed port: the run finishes on schedule with one connect_refused row
-// per slot.
+// A closed port: the run finishes with one connect_refused row per slot
+// (a refusal, never a connect timeout: that is the behaviour; the bound
+// only turns a hang into a failure, with a loaded machine's margin).
 func TestConnectRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -118,7 +120,7 @@ func TestConnectRefused(t *testing.T) {
 	ln.Close()
 	begin := time.Now()
 	out, rows := run(t, schedule(addr, 50, 4*time.Millisecond), Options{})
-	if d := time.Since(begin); d > time.Second {
+	if d := time.Since(begin); d > 30*time.Second {
 		t.Fatalf("run took %v for a 200 ms schedule", d)
 	}
 	checkOneRowPerSlot(t, rows, 50)
@@ -185,14 +187,22 @@ func TestNoRetry(t *testing.T) {
 }
 
 // Interrupting mid-run: complete files, one row per slot, the in-flight
-// ones interrupted after the grace and the rest not sent.
+// ones interrupted after the grace and the rest not sent. The interrupt
+// comes once the first answer is recorded, not at a fixed time (a loaded
+// machine's set-up outlasted one, and every slot was not sent), and the
+// slow requests are held for far longer than the run may take.
 func TestInterrupt(t *testing.T) {
+	release := make(chan struct{})
 	srv := serve(t, func(ctx *fasthttp.RequestCtx) {
 		if string(ctx.Path()) == "/slow" {
-			time.Sleep(4 * time.Second)
+			select {
+			case <-time.After(time.Minute):
+			case <-release:
+			}
 		}
 		ok(ctx)
 	})
+	t.Cleanup(func() { close(release) }) // before the server's shutdown, which waits for them
 	const n = 1000
 	s := schedule(srv.addr, n, time.Millisecond)
 	s.Requests = append(s.Requests, compile.Request{Name: "slow", Method: "GET", URI: literal("/slow"), Static: true})
@@ -203,14 +213,19 @@ func TestInterrupt(t *testing.T) {
 	}
 	s.WithSlots(slots)
 	intr := make(chan struct{})
-	time.AfterFunc(300*time.Millisecond, func() { close(intr) })
+	var once sync.Once
+	observe := func(_ *results.Row, ok bool) {
+		if ok {
+			once.Do(func() { close(intr) })
+		}
+	}
 	begin := time.Now()
-	out, rows := run(t, s, Options{Interrupt: intr, Grace: 100 * time.Millisecond})
-	// Waiting for the slow requests would take 4 s; the interrupt and its
-	// 100 ms grace end the run at about 0.4 s, and a busy machine's
-	// seconds still fit under 2.5.
-	if d := time.Since(begin); d > 2500*time.Millisecond {
-		t.Fatalf("interrupted run took %v", d)
+	out, rows := run(t, s, Options{Interrupt: intr, Grace: 100 * time.Millisecond, Observe: observe})
+	// Waiting for the slow requests would take a minute; the interrupt and
+	// its 100 ms grace end the run in well under a second when idle, in
+	// seconds on a machine loaded far past its cores.
+	if d := time.Since(begin); d > 30*time.Second {
+		t.Fatalf("interrupted run took %v: it waited for the slow requests", d)
 	}
 	checkOneRowPerSlot(t, rows, n)
 	if !out.Interrupted || out.Passed() {

@@ -389,7 +389,7 @@ func testSessionClosedModel(t *testing.T, engine string) {
 		t.Fatal(err)
 	}
 	src := strings.Replace(fmt.Sprintf(loginPlan, addr, 8, "pool", "sequential", 1),
-		"load {\n  seed = 5\n  stage {\n    duration = \"500ms\"\n    rate     = 1\n", "load {\n  model = \"closed\"\n  think = \"5ms\"\n  stage {\n    duration = \"500ms\"\n    users    = 3\n", 1)
+		"load {\n  seed = 5\n  stage {\n    duration = \"500ms\"\n    rate     = 1\n", "load {\n  model = \"closed\"\n  think = \"5ms\"\n  stage {\n    duration = \"2s\"\n    users    = 3\n", 1)
 	s := compilePlan(t, src, map[string]string{"users.csv": usersCSV})
 	dir := filepath.Join(t.TempDir(), "run")
 	out, err := Run(t.Context(), s, Options{OutDir: dir, Engine: engine})
@@ -397,7 +397,9 @@ func testSessionClosedModel(t *testing.T, engine string) {
 		t.Fatal(err)
 	}
 	bySlot, _ := sessionRows(t, dir)
-	if len(bySlot) < 6 || out.OK != out.Requests || out.Requests != int64(4*len(bySlot)) {
+	// 3 users for 2 s of sessions of a few ms: hundreds when idle; a
+	// machine loaded far past its cores still loops a user more than once.
+	if len(bySlot) <= 3 || out.OK != out.Requests || out.Requests != int64(4*len(bySlot)) {
 		t.Fatalf("%d sessions, outcome %+v", len(bySlot), out)
 	}
 	if st := srv.Stats(); st.Routes["me"] != uint64(3*len(bySlot)) {

@@ -22,6 +22,8 @@ type Aggregator struct {
 	dirty     map[int]struct{}
 	reset     bool // intervals were merged since the last Flush
 	last      int  // the interval of the previous row
+	newest    int  // the latest interval made
+	sealed    int  // intervals below this one hold sparse histograms only
 }
 
 // interval is an Interval while rows still come: series and histograms by
@@ -92,6 +94,8 @@ func (a *Aggregator) at(t int64) *interval {
 	}
 	if a.intervals[i] == nil {
 		a.intervals[i] = &interval{series: map[seriesKey]*Series{}}
+		a.intervals[i].sendLag.Dense()
+		a.newest = max(a.newest, i)
 	}
 	if i != a.last {
 		a.dirty[i] = struct{}{}
@@ -117,6 +121,8 @@ func (a *Aggregator) widen() {
 	clear(a.intervals[n:])
 	a.intervals = a.intervals[:n]
 	a.width *= 2
+	a.newest /= 2
+	a.sealed /= 2
 	a.reset = true
 	clear(a.dirty)
 	a.last = -1
@@ -148,6 +154,8 @@ func (iv *interval) count(row *results.Row, ok bool) {
 	e := iv.eps[row.Endpoint]
 	if e == nil {
 		e = &EndpointHists{}
+		e.Latency.Dense()
+		e.Service.Dense()
 		iv.eps[row.Endpoint] = e
 	}
 	e.Latency.Record(row.Latency)
@@ -223,6 +231,7 @@ func (a *Aggregator) Flush() (width int64, reset bool, changed []Interval) {
 		}
 	}
 	clear(a.dirty)
+	a.seal()
 	// The current interval goes out again at the next Flush even when no
 	// new row lands in another one.
 	a.last = -1
@@ -236,4 +245,28 @@ func endpointName(names []string, i uint16) string {
 		return names[i]
 	}
 	return "endpoint_" + strconv.Itoa(int(i))
+}
+
+// sealAfter is how many intervals behind the newest one an interval keeps
+// its dense histograms: a response is recorded within about a second of
+// its end (a sender's flush age), so later rows are few, and go to the
+// sparse histograms.
+const sealAfter = 3
+
+// seal turns the histograms of intervals no longer filling sparse: a few
+// hundred buckets each instead of thousands of counters.
+func (a *Aggregator) seal() {
+	for ; a.sealed < a.newest-sealAfter && a.sealed < len(a.intervals); a.sealed++ {
+		iv := a.intervals[a.sealed]
+		if iv == nil {
+			continue
+		}
+		iv.sendLag.Seal()
+		for _, e := range iv.eps {
+			if e != nil {
+				e.Latency.Seal()
+				e.Service.Seal()
+			}
+		}
+	}
 }

@@ -106,6 +106,9 @@ func TestFeedEqualsReport(t *testing.T) {
 			tot.Requests, tot.OK, tot.Errors, tot.Completed, tot.BytesOut, tot.BytesIn,
 			rep.Requests, rep.OK, rep.Errors, rep.Completed, rep.BytesOut, rep.BytesIn)
 	}
+	if tot.ErrorRate != rep.ErrorRate {
+		t.Fatalf("live error rate %g, report %g", tot.ErrorRate, rep.ErrorRate)
+	}
 	if tot.Errors == 0 || tot.OK == 0 {
 		t.Fatalf("the plan meant both ok requests and errors: %+v", tot)
 	}

@@ -25,6 +25,59 @@ type Hist struct {
 	// last is the position of the bucket recorded last: the next value
 	// of a busy second usually falls in it or next to it.
 	last int
+	// dense, when set, holds counts by bucket instead of Idx and N: what
+	// an interval still filling and a sum over many intervals use, so a
+	// value costs an increment, not a search. Seal folds it into Idx, N.
+	dense []int64
+}
+
+// Dense makes h count into a dense array from now on (see dense).
+func (h *Hist) Dense() {
+	if h.dense == nil {
+		h.dense = make([]int64, 0, 1<<subBucketLog)
+	}
+}
+
+// Seal folds the dense counts into Idx and N and leaves dense mode.
+func (h *Hist) Seal() {
+	if h.dense == nil {
+		return
+	}
+	d := h.dense
+	h.dense = nil
+	for i, n := range d {
+		if n > 0 {
+			h.add(int32(i), n)
+		}
+	}
+}
+
+func (h *Hist) addDense(i int32, n int64) {
+	if int(i) >= len(h.dense) {
+		h.dense = append(h.dense, make([]int64, int(i)+1-len(h.dense))...)
+	}
+	h.dense[i] += n
+}
+
+// Each calls fn with every non-empty bucket in increasing order, whether
+// h is sparse, dense, or both (a sealed hist that was dense again).
+func (h *Hist) Each(fn func(i int32, n int64)) {
+	k := 0
+	for i, n := range h.dense {
+		for ; k < len(h.Idx) && h.Idx[k] < int32(i); k++ {
+			fn(h.Idx[k], h.N[k])
+		}
+		if k < len(h.Idx) && h.Idx[k] == int32(i) {
+			n += h.N[k]
+			k++
+		}
+		if n > 0 {
+			fn(int32(i), n)
+		}
+	}
+	for ; k < len(h.Idx); k++ {
+		fn(h.Idx[k], h.N[k])
+	}
 }
 
 // histHighest is the largest value resolved (an hour), as the report's.
@@ -53,7 +106,11 @@ func UpperEdge(i int32) int64 {
 
 // Record adds one value in ns.
 func (h *Hist) Record(v int64) {
-	h.add(bucketOf(v), 1)
+	if h.dense != nil {
+		h.addDense(bucketOf(v), 1)
+	} else {
+		h.add(bucketOf(v), 1)
+	}
 	if h.Count == 0 || v < h.Min {
 		h.Min = v
 	}
@@ -81,8 +138,10 @@ func (h *Hist) Merge(o *Hist) {
 	if o.Count == 0 {
 		return
 	}
-	for k, i := range o.Idx {
-		h.add(i, o.N[k])
+	if h.dense != nil {
+		o.Each(h.addDense)
+	} else {
+		o.Each(h.add)
 	}
 	if h.Count == 0 || o.Min < h.Min {
 		h.Min = o.Min
@@ -92,10 +151,17 @@ func (h *Hist) Merge(o *Hist) {
 	h.Sum += o.Sum
 }
 
-// Clone is a copy of h sharing nothing with it.
+// Clone is a sparse copy of h sharing nothing with it.
 func (h *Hist) Clone() Hist {
-	c := *h
-	c.Idx, c.N = slices.Clone(h.Idx), slices.Clone(h.N)
+	c := Hist{Count: h.Count, Min: h.Min, Max: h.Max, Sum: h.Sum}
+	if h.dense == nil {
+		c.Idx, c.N = slices.Clone(h.Idx), slices.Clone(h.N)
+		return c
+	}
+	h.Each(func(i int32, n int64) {
+		c.Idx = append(c.Idx, i)
+		c.N = append(c.N, n)
+	})
 	return c
 }
 
@@ -108,13 +174,18 @@ func (h *Hist) Quantile(q float64) int64 {
 	}
 	rank := max(int64(math.Ceil(q*float64(h.Count))), 1)
 	var seen int64
-	for k, n := range h.N {
+	at, last := int64(-1), int32(0)
+	h.Each(func(i int32, n int64) {
 		seen += n
-		if seen >= rank {
-			return UpperEdge(h.Idx[k])
+		last = i
+		if at < 0 && seen >= rank {
+			at = UpperEdge(i)
 		}
+	})
+	if at < 0 {
+		return UpperEdge(last)
 	}
-	return UpperEdge(h.Idx[len(h.Idx)-1])
+	return at
 }
 
 // Percentiles is the distribution as the report's latency_ms gives it:

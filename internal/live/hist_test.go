@@ -26,6 +26,20 @@ func TestHistQuantileAndMerge(t *testing.T) {
 			hb.Record(v)
 			both.Record(v)
 		}
+		// The same values counted densely (an interval still filling, a
+		// sum) read the same, sealed or not.
+		var dense Hist
+		dense.Dense()
+		for _, v := range append(slices.Clone(a), b...) {
+			dense.Record(v)
+		}
+		if c := dense.Clone(); !slices.Equal(c.Idx, both.Idx) || !slices.Equal(c.N, both.N) || dense.Quantile(q) != both.Quantile(q) {
+			t.Fatalf("dense %+v, sparse %+v", c, both)
+		}
+		dense.Seal()
+		if !slices.Equal(dense.Idx, both.Idx) || !slices.Equal(dense.N, both.N) {
+			t.Fatalf("sealed %+v, sparse %+v", dense, both)
+		}
 		ha.Merge(&hb)
 		if !slices.Equal(ha.Idx, both.Idx) || !slices.Equal(ha.N, both.N) || ha.Count != both.Count ||
 			ha.Min != both.Min || ha.Max != both.Max || ha.Sum != both.Sum {

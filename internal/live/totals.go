@@ -9,13 +9,15 @@ import (
 )
 
 // Totals are a run's figures so far, summed over its intervals, with the
-// keys and the definitions of `tressi report --format json`: a request is
-// ok with an expected status and no error; errors leave out the requests a
-// stop cut off (not_sent, interrupted).
+// keys of `tressi report --format json` and its definitions, the one of
+// results.Counts: a request is ok with an expected status and no error;
+// errors and the error rate leave out the requests a stop cut off
+// (not_sent, interrupted).
 type Totals struct {
 	Requests    int64            `json:"requests"`
 	OK          int64            `json:"ok"`
 	Errors      int64            `json:"errors"`
+	ErrorRate   float64          `json:"error_rate"`
 	NotSent     int64            `json:"not_sent"`
 	Interrupted int64            `json:"interrupted"`
 	Completed   int64            `json:"completed"`
@@ -43,9 +45,10 @@ type EndpointTotals struct {
 }
 
 // cutOff says whether an error word marks a row a stop cut off: no
-// verdict on the server.
+// verdict on the server (results.ErrorKind.CutOff).
 func cutOff(word string) bool {
-	return word == results.NotSent.String() || word == results.Interrupted.String()
+	k, _ := results.ParseErrorKind(word)
+	return k.CutOff()
 }
 
 // Sum totals ivs.
@@ -53,6 +56,7 @@ func Sum(ivs []Interval) Totals {
 	t := Totals{Status: map[string]int64{}, ErrorKinds: map[string]int64{}}
 	type acc struct {
 		EndpointTotals
+		counts           results.Counts
 		latency, service Hist
 	}
 	eps := map[string]*acc{}
@@ -60,19 +64,24 @@ func Sum(ivs []Interval) Totals {
 		e := eps[name]
 		if e == nil {
 			e = &acc{EndpointTotals: EndpointTotals{Name: name, Status: map[string]int64{}, ErrorKinds: map[string]int64{}}}
+			e.latency.Dense() // sums of many intervals: dense counts, no searching
+			e.service.Dense()
 			eps[name] = e
 		}
 		return e
 	}
 	var latency, service, sendLag Hist
+	latency.Dense()
+	service.Dense()
+	sendLag.Dense()
 	for k := range ivs {
 		iv := &ivs[k]
 		for _, s := range iv.Series {
 			e := endpoint(s.Endpoint)
-			e.Requests += s.Requests
-			e.OK += s.OK
-			if !cutOff(s.Error) {
-				e.Errors += s.Requests - s.OK
+			e.counts.Requests += s.Requests
+			e.counts.OK += s.OK
+			if cutOff(s.Error) {
+				e.counts.CutOff += s.Requests
 			}
 			e.Status[strconv.Itoa(s.Status)] += s.Requests
 			if s.Error != "" {
@@ -98,12 +107,14 @@ func Sum(ivs []Interval) Totals {
 		}
 		sendLag.Merge(&iv.SendLag)
 	}
+	var all results.Counts
 	for _, e := range eps {
+		e.Requests, e.OK, e.Errors = e.counts.Requests, e.counts.OK, e.counts.Errors()
 		e.Latency, e.Service = e.latency.Percentiles(), e.service.Percentiles()
 		t.Endpoints = append(t.Endpoints, e.EndpointTotals)
-		t.Requests += e.Requests
-		t.OK += e.OK
-		t.Errors += e.Errors
+		all.Requests += e.counts.Requests
+		all.OK += e.counts.OK
+		all.CutOff += e.counts.CutOff
 		for k, n := range e.Status {
 			t.Status[k] += n
 		}
@@ -111,6 +122,7 @@ func Sum(ivs []Interval) Totals {
 			t.ErrorKinds[k] += n
 		}
 	}
+	t.Requests, t.OK, t.Errors, t.ErrorRate = all.Requests, all.OK, all.Errors(), all.ErrorRate()
 	sortEndpointTotals(t.Endpoints)
 	t.Latency, t.Service, t.SendLag = latency.Percentiles(), service.Percentiles(), sendLag.Percentiles()
 	return t
