@@ -199,3 +199,12 @@ func TestDashboardAddresses(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// A capacity search is not watched yet: the flags say so instead of
+// being ignored.
+func TestLiveFlagsRefuseASearch(t *testing.T) {
+	code, _, stderr := run(t, nil, "apply", "../examples/capacity.hcl", "--dashboard=:0", "-q", "-o", filepath.Join(t.TempDir(), "s"))
+	if code != ExitInvalid || !strings.Contains(stderr, "do not watch a capacity search yet") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,6 +23,8 @@ func init() { register(newTargetCmd) }
 type targetOptions struct {
 	addr        string
 	allowRemote bool
+	tls         bool   // serve HTTPS (h2 and http/1.1 by ALPN) with a certificate made at start
+	caOut       string // where --tls writes that certificate for clients to trust
 }
 
 func newTargetCmd(e *env) *cobra.Command {
@@ -41,9 +46,18 @@ on the same connection), /fault/ws/extension (a 101 naming an extension never of
 /fault/ws/close?code=1011&reason=TEXT (closes on the first message), /fault/ws/rsv1,
 /fault/ws/utf8 and /fault/ws/bigping (answer with the RSV1 bit set, a text frame that is
 not UTF-8, a 126-byte ping). It prints "listening on http://HOST:PORT", so
---addr 127.0.0.1:0 picks a free port that scripts can read.`,
+--addr 127.0.0.1:0 picks a free port that scripts can read.
+
+With --tls it serves HTTPS instead, offering h2 and http/1.1 by ALPN (so protocol = "h2"
+and "auto" speak HTTP/2 to it), with a self-signed certificate for 127.0.0.1, ::1 and
+localhost made at start and valid for a day. It writes that certificate to --ca-out
+(default tressi-target-ca.pem in the system's temporary directory) and prints
+"CA certificate: FILE" before the listening line: pass the file as a plan's
+tls { ca_file }.`,
 		Example: "  tressi target\n" +
-			"  tressi target --addr 127.0.0.1:0",
+			"  tressi target --addr 127.0.0.1:0\n" +
+			"  tressi target --tls --addr 127.0.0.1:8443 --ca-out ca.pem\n" +
+			"  tressi apply examples/http2.hcl --var base_url=https://127.0.0.1:8443 --var ca_file=ca.pem",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -53,6 +67,9 @@ not UTF-8, a 126-byte ping). It prints "listening on http://HOST:PORT", so
 	}
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	cmd.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow an address other machines can reach")
+	cmd.Flags().BoolVar(&o.tls, "tls", false, "serve HTTPS (h2 and http/1.1 by ALPN) with a self-signed certificate made at start")
+	cmd.Flags().StringVar(&o.caOut, "ca-out", "", "with --tls: the `file` to write the certificate to, for clients to trust\n"+
+		"(default: tressi-target-ca.pem in the temporary directory)")
 	return cmd
 }
 
@@ -66,10 +83,20 @@ func runTarget(ctx context.Context, o targetOptions, stdout io.Writer) error {
 	if err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("target: %w", err))
 	}
+	scheme := "http"
+	if o.tls {
+		if ln, err = listenTLS(ln, o.caOut, stdout); err != nil {
+			return withCode(ExitInternal, err)
+		}
+		scheme = "https"
+	} else if o.caOut != "" {
+		ln.Close()
+		return withCode(ExitInvalid, errors.New("--ca-out goes with --tls: without it the target serves plain HTTP and has no certificate"))
+	}
 	srv := testserver.New(testserver.Options{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
 
 	select {
 	case <-ctx.Done():
@@ -82,6 +109,25 @@ func runTarget(ctx context.Context, o targetOptions, stdout io.Writer) error {
 	st := srv.Stats()
 	fmt.Fprintf(stdout, "served %d requests on %d connections\n", st.Requests, st.ConnsAccepted)
 	return nil
+}
+
+// listenTLS wraps ln in TLS with a certificate made now, written to caOut
+// (or the default file) for clients to trust.
+func listenTLS(ln net.Listener, caOut string, stdout io.Writer) (net.Listener, error) {
+	cfg, certPEM, err := testserver.SelfSigned()
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("target: %w", err)
+	}
+	if caOut == "" {
+		caOut = filepath.Join(os.TempDir(), "tressi-target-ca.pem")
+	}
+	if err := os.WriteFile(caOut, certPEM, 0o644); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("target: writing the certificate for clients: %w (choose another file with --ca-out)", err)
+	}
+	fmt.Fprintf(stdout, "CA certificate: %s\n", caOut)
+	return tls.NewListener(ln, cfg), nil
 }
 
 // checkLoopback refuses addresses other machines could reach unless

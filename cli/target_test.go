@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,5 +139,54 @@ func TestTargetStopsOnSIGINT(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("tressi target did not stop on SIGINT")
+	}
+}
+
+// `tressi target --tls` serves HTTPS with a certificate it writes for
+// clients: examples/http2.hcl, given that file as its CA, speaks h2 to it
+// by ALPN, as the example's comment says, and every request is answered.
+func TestTargetTLSServesTheHTTP2Example(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("HTTP/2 runs on the loop engine, Linux only")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- runTarget(ctx, targetOptions{addr: "127.0.0.1:0", tls: true, caOut: caFile}, &out) }()
+	var base string
+	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m := regexp.MustCompile(`listening on (https://127\.0\.0\.1:\d+)\n`).FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" || !strings.Contains(out.String(), "CA certificate: "+caFile+"\n") {
+		t.Fatalf("target said %q", out.String())
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := run(t, nil, "apply", "../examples/http2.hcl", "--quiet", "--json", "-o", dir,
+		"--var", "base_url="+base, "--var", "ca_file="+caFile, "--var", "rate=100", "--var", "duration=1s")
+	if code != ExitOK {
+		t.Fatalf("apply exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var rep struct{ Requests, OK int64 }
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Requests != 100 || rep.OK != 100 {
+		t.Fatalf("report %+v (%v)\n%s", rep, err, stdout)
+	}
+	meta, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil || !strings.Contains(string(meta), `"h2"`) {
+		t.Fatalf("meta.json does not say h2 ran (%v):\n%s", err, meta)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTargetCAOutNeedsTLS(t *testing.T) {
+	code, _, stderr := run(t, nil, "target", "--addr", "127.0.0.1:0", "--ca-out", filepath.Join(t.TempDir(), "ca.pem"))
+	if code != ExitInvalid || !strings.Contains(stderr, "--ca-out goes with --tls") {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }

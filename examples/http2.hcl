@@ -1,7 +1,9 @@
 # An API over HTTP/2: requests share a few connections as streams.
 #
-#   tressi target &    # the built-in target speaks h2c (and h2 when served over TLS)
+#   tressi target &    # the built-in target speaks h2c
 #   tressi apply examples/http2.hcl --var base_url=http://127.0.0.1:8080 --var protocol=h2c
+#   tressi target --tls --addr 127.0.0.1:8443 --ca-out /tmp/target-ca.pem &    # h2 by ALPN
+#   tressi apply examples/http2.hcl --var base_url=https://127.0.0.1:8443 --var ca_file=/tmp/target-ca.pem
 #   tressi apply examples/http2.hcl --var base_url=https://api.internal:8443 --var ca_file=/etc/pki/internal-ca.pem
 #
 # protocol "h2" needs an https:// url and a server that picks h2 by ALPN;
