@@ -50,7 +50,7 @@ build_bins() {
 }
 
 # tressi_ready says whether this checkout's CLI can run plans yet.
-tressi_ready() { "$BIN/tressi" apply --help >/dev/null 2>&1; }
+tressi_ready() { "${TRESSI_BIN:-$BIN/tressi}" apply --help >/dev/null 2>&1; }
 
 # start_target runs the built-in target pinned to $TARGET_CPU and sets
 # TARGET_URL. The EXIT trap stops it however the script ends.
@@ -233,13 +233,13 @@ vegeta_open() {
 }
 
 tressi_closed() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/${PLAN_PREFIX:-}closed.hcl" --quiet --out "$RUN/tressi" \
+  measure tressi "$2" "${TRESSI_BIN:-$BIN/tressi}" apply "$BENCH_DIR/plans/${PLAN_PREFIX:-}closed.hcl" --quiet --out "$RUN/tressi" \
     -var "base_url=$TARGET_URL" -var "users=$1" -var "duration=$2s" ${CA_FLAG:+-var "ca_file=$CA_FLAG"}
   tressi_p99
 }
 
 tressi_open() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/${PLAN_PREFIX:-}open.hcl" --quiet --out "$RUN/tressi" ${CA_FLAG:+-var "ca_file=$CA_FLAG"} \
+  measure tressi "$2" "${TRESSI_BIN:-$BIN/tressi}" apply "$BENCH_DIR/plans/${PLAN_PREFIX:-}open.hcl" --quiet --out "$RUN/tressi" ${CA_FLAG:+-var "ca_file=$CA_FLAG"} \
     -var "base_url=$TARGET_URL" -var "rate=$1" -var "duration=$2s" -var "connections=${OPEN_CONNS:-50}"
   tressi_p99
 }
@@ -247,14 +247,14 @@ tressi_open() {
 # tressi_scenario RATE SECS: the scenario plan (log in, 10 × /me) at RATE
 # requests per second.
 tressi_scenario() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/scenario.hcl" --quiet --out "$RUN/tressi" \
+  measure tressi "$2" "${TRESSI_BIN:-$BIN/tressi}" apply "$BENCH_DIR/plans/scenario.hcl" --quiet --out "$RUN/tressi" \
     -var "base_url=$TARGET_URL" -var "rate=$1" -var "duration=$2s" -var "connections=${OPEN_CONNS:-50}"
   tressi_p99
 }
 
 # tressi_bigbody ENGINE SECS: 60 MiB bodies at $BIG_RATE req/s on ENGINE.
 tressi_bigbody() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/bigbody.hcl" --quiet --out "$RUN/tressi" \
+  measure tressi "$2" "${TRESSI_BIN:-$BIN/tressi}" apply "$BENCH_DIR/plans/bigbody.hcl" --quiet --out "$RUN/tressi" \
     --engine "$1" -var "base_url=$TARGET_URL" -var "rate=${BIG_RATE:-20}" -var "duration=$2s"
   tressi_p99
 }
@@ -263,13 +263,13 @@ tressi_bigbody() {
 # H2_STREAMS streams each, against $TARGET_URL. h2load's --rps is per
 # client, so the clients share RATE.
 tressi_h2closed() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/h2-closed.hcl" --quiet --out "$RUN/tressi" \
+  measure tressi "$2" "${TRESSI_BIN:-$BIN/tressi}" apply "$BENCH_DIR/plans/h2-closed.hcl" --quiet --out "$RUN/tressi" \
     --var "base_url=$TARGET_URL" --var "users=$1" --var "duration=$2s" \
     --var "connections=${H2_CONNS:-10}" --var "max_streams=${H2_STREAMS:-10}"
   tressi_p99
 }
 tressi_h2open() {
-  measure tressi "$2" "$BIN/tressi" apply "$BENCH_DIR/plans/h2-open.hcl" --quiet --out "$RUN/tressi" \
+  measure tressi "$2" "${TRESSI_BIN:-$BIN/tressi}" apply "$BENCH_DIR/plans/h2-open.hcl" --quiet --out "$RUN/tressi" \
     --var "base_url=$TARGET_URL" --var "rate=$1" --var "duration=$2s" \
     --var "connections=${H2_CONNS:-10}" --var "max_streams=${H2_STREAMS:-10}"
   tressi_p99
@@ -324,6 +324,14 @@ median() {
 # The tressi-only comparisons of bench/run (e) and (f) name their rows by
 # plan and engine: run_tool TOOL MODEL maps them here.
 plain_open() { tressi_open "$@"; }
+
+# BEFORE=PATH (bench/run, bench/ws): another tressi binary, such as one
+# built from main before a change, runs as the generator "before" right
+# after "tressi" in every round, with the same plans, so the two alternate.
+before_closed() { TRESSI_BIN="$BEFORE" tressi_closed "$@"; }
+before_open() { TRESSI_BIN="$BEFORE" tressi_open "$@"; }
+before_h2closed() { TRESSI_BIN="$BEFORE" tressi_h2closed "$@"; }
+before_h2open() { TRESSI_BIN="$BEFORE" tressi_h2open "$@"; }
 scenario_scenario() { tressi_scenario "$@"; }
 loop_bigbody() { tressi_bigbody loop "$2"; }
 fasthttp_bigbody() { tressi_bigbody fasthttp "$2"; }

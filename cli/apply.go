@@ -356,6 +356,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
+	prepareProcess(&opt)
 	lv, err := startLive(e, s, &opt, out.live)
 	if err != nil {
 		return withCode(ExitInvalid, err)

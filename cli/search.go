@@ -144,6 +144,7 @@ func applySearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Dia
 	tplan := func(s *compile.Schedule) func(io.Writer) error {
 		return func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }
 	}
+	prepareProcess(&opt)
 	rec, err := search.Run(context.Background(), p, search.Options{Exec: opt, TPlan: tplan, Log: log})
 	if err != nil {
 		if rec == nil {

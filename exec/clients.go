@@ -83,7 +83,8 @@ func newClients(targets []compile.Target, clk *clock, maxBody int) (*clients, er
 func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
 	timeout := t.Timeout
 	connect := t.ConnectTimeout
-	dialer := &net.Dialer{Timeout: connect}
+	dialers := sourceDialers(t)
+	var next atomic.Uint64
 	tlsConfig := cs.tls[t.Name]
 	hc := &fasthttp.HostClient{
 		Addr:     t.Addr,
@@ -113,7 +114,9 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 			if cs.aborted.Load() {
 				return nil, &dialError{errAborted}
 			}
-			return cs.dial(dialer, addr, tlsConfig, connect)
+			// Round robin over the source addresses, as the loop's dials.
+			d := dialers[(next.Add(1)-1)%uint64(len(dialers))]
+			return cs.dial(d, addr, tlsConfig, connect)
 		},
 	}
 	if hc.IsTLS {
@@ -129,6 +132,19 @@ func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		hc.TLSConfig = tlsConfig
 	}
 	return hc
+}
+
+// sourceDialers are t's dialers: one per source address, or one letting
+// the kernel choose.
+func sourceDialers(t *compile.Target) []*net.Dialer {
+	if len(t.SourceAddresses) == 0 {
+		return []*net.Dialer{{Timeout: t.ConnectTimeout}}
+	}
+	out := make([]*net.Dialer, len(t.SourceAddresses))
+	for i, src := range t.SourceAddresses {
+		out[i] = &net.Dialer{Timeout: t.ConnectTimeout, LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Control: bindNoPort}
+	}
+	return out
 }
 
 // dial connects to addr and, for an https target (cfg set), completes the

@@ -118,6 +118,21 @@ func (e *loopEngine) build() error {
 	return e.err
 }
 
+// finish writes websocket.json into dir for a plan with WebSocket
+// sessions.
+func (e *loopEngine) finish(dir string) error {
+	var stats []*wsStats
+	for _, l := range e.built {
+		if ws := l.wsPart(); ws != nil {
+			stats = append(stats, ws.stats)
+		}
+	}
+	if stats == nil {
+		return nil
+	}
+	return writeWSSummary(dir, mergeWSStats(stats))
+}
+
 // run starts the built loops.
 func (e *loopEngine) run() {
 	if ex := e.ex; ex.s.Model == compile.Open {
@@ -135,6 +150,9 @@ func (e *loopEngine) run() {
 // target has connections or the shard has users to share between them.
 func chooseEngine(ex *executor, asked string) (engine, error) {
 	s := ex.s
+	if err := checkSources(s); err != nil {
+		return nil, &InputError{err}
+	}
 	session := new(atomic.Uint64)
 	fasthttp := &fasthttpEngine{ex: ex, session: session}
 	h2Target := http2Target(s)
@@ -149,17 +167,16 @@ func chooseEngine(ex *executor, asked string) (engine, error) {
 		return nil, &InputError{fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)}
 	}
 	if hasWebSocket(s) {
-		ws, err := webSocketEngine(ex)
-		if err != nil || firstHTTP(s) == nil {
-			return ws, err
-		}
-		// HTTP entries beside the sessions: the HTTP loop takes theirs.
-		ex.mixed = true
 		addrs, why := loopUnfit(s)
 		if why != "" {
-			return nil, &InputError{fmt.Errorf("the plan's HTTP endpoints or scenarios run on the loop engine beside its WebSocket sessions, and the loop cannot run them: %s", why)}
+			return nil, &InputError{fmt.Errorf("WebSocket sessions run on the loop engine, and it cannot run this plan: %s", why)}
 		}
-		return &mixedEngine{http: newLoopEngine(ex, addrs, session), ws: ws}, nil
+		progs, err := webSocketPrograms(ex)
+		if err != nil {
+			return nil, err
+		}
+		ex.wsProgs = progs
+		return newLoopEngine(ex, addrs, session), nil
 	}
 	addrs, why := loopUnfit(s)
 	switch {
@@ -202,6 +219,31 @@ func loopUnfit(s *compile.Schedule) ([]*net.TCPAddr, string) {
 		addrs[i] = a
 	}
 	return addrs, ""
+}
+
+// checkSources refuses source addresses that cannot reach their target:
+// an IPv4 address beside an IPv6 target, or the reverse.
+func checkSources(s *compile.Schedule) error {
+	for i := range s.Targets {
+		t := &s.Targets[i]
+		if len(t.SourceAddresses) == 0 {
+			continue
+		}
+		a, err := net.ResolveTCPAddr("tcp", t.Addr)
+		if err != nil {
+			return fmt.Errorf("target %q: %w", t.Name, err)
+		}
+		for _, src := range t.SourceAddresses {
+			if (net.ParseIP(src).To4() == nil) != (a.IP.To4() == nil) {
+				return sourceFamilyError(t, src)
+			}
+		}
+	}
+	return nil
+}
+
+func sourceFamilyError(t *compile.Target, src string) error {
+	return fmt.Errorf("target %q: source address %s is not of the target's address family; list addresses of the same family as its host (IPv4 beside an IPv4 address, IPv6 beside IPv6)", t.Name, src)
 }
 
 // http2Target names a target that must speak HTTP/2 ("" when none does):

@@ -30,9 +30,9 @@ type executor struct {
 	pick  func(uint64) int // closed model selection
 	bucks []*bucket        // closed model per-entry max_rate, nil when uncapped
 	scen  *scenarios       // scenario entries and their sessions; nil without any
-	// mixed: WebSocket scenarios beside HTTP entries (open model): each
-	// kind's slots go to its own loops (mixedEngine).
-	mixed bool
+	// wsProgs are the WebSocket scenarios' programs, by entry (nil for
+	// the others); nil without WebSocket scenarios.
+	wsProgs []*wsProgram
 	// connWaits counts the requests that waited for a connection, every
 	// one of their target's connections being busy: their send lag is the
 	// plan's connections, not the generator falling behind.
@@ -45,6 +45,11 @@ type executor struct {
 	stopCh   chan struct{}
 	stopOnce sync.Once
 	grace    time.Duration
+	// graceTimer aborts the run the grace after a stop, unless the run
+	// has settled (everything started has ended) by then.
+	graceMu    sync.Mutex
+	graceTimer *time.Timer
+	settled    bool
 	// interrupted: stopped by the caller; earlyExit: by a threshold.
 	interrupted, earlyExit atomic.Bool
 	// aborted: the grace ran out; what is still in flight is interrupted.
@@ -99,8 +104,24 @@ func (ex *executor) stop(interrupt bool) {
 			ex.earlyExit.Store(true)
 		}
 		close(ex.stopCh)
-		time.AfterFunc(ex.grace, ex.abort)
+		ex.graceMu.Lock()
+		if !ex.settled {
+			ex.graceTimer = time.AfterFunc(ex.grace, ex.abort)
+		}
+		ex.graceMu.Unlock()
 	})
+}
+
+// settle is called once everything the engine started has ended: a grace
+// still running has nothing left to cut, so its timer stops, and a stop
+// from now on (a threshold the last rows trip) arms none.
+func (ex *executor) settle() {
+	ex.graceMu.Lock()
+	defer ex.graceMu.Unlock()
+	ex.settled = true
+	if ex.graceTimer != nil {
+		ex.graceTimer.Stop()
+	}
 }
 
 // broken stops the run at once on an engine failure (an epoll set the
@@ -146,7 +167,7 @@ func (ex *executor) startOpen(src compile.SlotSource) {
 	ex.ring = newSlotRing(size)
 	p := &pacer{ex: ex, ring: ex.ring, src: src, timer: time.NewTimer(time.Hour), alarm: newAlarm()}
 	p.timer.Stop()
-	go p.run()
+	ex.wg.Go(p.run)
 	for range workers {
 		w := ex.newWorker()
 		ex.wg.Go(w.runOpen)

@@ -94,22 +94,21 @@ type evloop struct {
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
 	cipher []byte
+	// ws is the loop's WebSocket sessions, nil in a plan without any:
+	// their sockets are in the loop's epoll set (ids with wsBit), their
+	// timers fire in its bursts, their rows go to its sink.
+	ws *wsLoop
 }
 
 // ltarget is one target's share of connections in a loop.
 type ltarget struct {
+	dialTarget
 	idx      int // in the schedule's targets
-	sa       unix.Sockaddr
-	family   int
 	maxConns int
 	open     int
 	idle     []*lconn
 	queue    jobQueue
-	connect  int64 // connect timeout, ns
 	maxBody  int64
-	// transport makes the transport of a new connection; nil: the socket
-	// itself (plain HTTP).
-	transport transportFactory
 	// proto is what the target speaks; HTTP/2 connections are in muxes,
 	// each taking streams up to maxStreams (0: the server's limit).
 	proto      uint8
@@ -159,9 +158,12 @@ type ljob struct {
 	// st is the session step it sends, nil outside a session; then sess
 	// is the session's id, and own says it rides the session's own
 	// connection (connection = "session").
-	st    *sessionStep
-	sess  int32
-	own   bool
+	st   *sessionStep
+	sess int32
+	own  bool
+	// ws: st is a WebSocket session's HTTP step (before its connect), and
+	// sess that session's id in the loop's WebSocket part.
+	ws    bool
 	retry bool // it goes out again, on a fresh connection (see fail)
 	pr    *preparedRequest
 	sched int64 // the instant latency counts from
@@ -198,17 +200,31 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 		}
 		l := &evloop{ex: ex, p: p} // its sink comes with the recorder (startLoops…)
 		l.enc.vals.Seed = ex.s.Seed
+		if ex.wsProgs != nil {
+			if l.ws, err = ex.newWSLoop(l, ex.wsProgs, i, n); err != nil {
+				p.close()
+				for _, l := range loops {
+					l.p.close()
+				}
+				return nil, err
+			}
+		}
 		for ti := range ex.s.Targets {
 			t := &ex.s.Targets[ti]
 			share := t.Connections / n
 			if i < t.Connections%n {
 				share++
 			}
-			// Each loop gets its own address: Connect writes into it.
-			sa, family := sockaddr(addrs[ti])
-			l.targets = append(l.targets, &ltarget{idx: ti, sa: sa, family: family, maxConns: max(share, 1),
-				connect: int64(t.ConnectTimeout), maxBody: int64(ex.maxBody), transport: ex.transportFor(ti),
-				proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
+			d, err := ex.dialTargetFor(t, addrs[ti], false)
+			if err != nil {
+				p.close()
+				for _, l := range loops {
+					l.p.close()
+				}
+				return nil, err
+			}
+			l.targets = append(l.targets, &ltarget{dialTarget: d, idx: ti, maxConns: max(share, 1),
+				maxBody: int64(ex.maxBody), proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
 		}
 		loops = append(loops, l)
 	}
@@ -219,7 +235,7 @@ func (ex *executor) newLoops(n int, addrs []*net.TCPAddr) ([]*evloop, error) {
 func (l *evloop) discard() {
 	for _, c := range l.conns {
 		if c != nil && c.fd >= 0 {
-			unix.Close(c.fd)
+			closeFD(c.fd)
 		}
 	}
 	l.p.close()
@@ -251,16 +267,9 @@ func (ex *executor) startLoopsOpen(loops []*evloop, slots func() compile.SlotSou
 // startLoopsClosed runs the closed model's users of this shard on the
 // loops, dealt round-robin.
 func (ex *executor) startLoopsClosed(loops []*evloop, session *atomic.Uint64) {
-	j := 0
-	for u, span := range ex.s.Users {
-		if !ex.shard.Owns(uint64(u)) {
-			continue
-		}
-		l := loops[j%len(loops)]
-		l.closedUsers.users = append(l.closedUsers.users, span)
-		j++
-	}
-	for _, l := range loops {
+	users := ex.dealUsers(len(loops))
+	for i, l := range loops {
+		l.closedUsers.users = users[i]
 		l.sink = ex.newSink()
 		l.closedUsers.session = session
 		if stampsWanted(ex.s) {
@@ -282,10 +291,11 @@ func (l *evloop) useStamps() {
 
 // stampsWanted says whether a run's loops read with receive stamps: the
 // open model sleeps through responses, and so does the closed model over
-// HTTP/2 (see napFor); a closed HTTP/1.1 run reads as responses come, and
-// plain reads cost less.
+// HTTP/2 (see napFor) or with WebSocket sessions; a closed HTTP/1.1 run
+// reads as responses come, and plain reads cost less.
 func stampsWanted(s *compile.Schedule) bool {
-	if s.Model == compile.Open {
+	if s.Model == compile.Open || hasWebSocket(s) {
+		// WebSocket sessions' replies are slept through in both models.
 		return true
 	}
 	for _, t := range s.Targets {
@@ -319,19 +329,24 @@ func (l *evloop) poll(wake int64) {
 	if l.busy > 0 || l.queued > 0 {
 		timeout = min(timeout, l.nextScan-now)
 	}
+	if l.ws != nil {
+		timeout = l.ws.waitFor(timeout)
+	}
 	if len(l.sink.rows) > 0 && now-l.sink.first > flushAge/2 {
 		l.sink.flush() // a slow run still reaches the file every second
 	}
 	napped := false
-	if l.rx.on && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 {
+	if l.rx.on && timeout > 0 && l.outs == 0 && l.queued == 0 && l.partials == 0 && l.handshaking == 0 &&
+		(l.ws == nil || l.ws.sleepable()) {
 		// Sleep through the responses instead of waking for each: they
 		// carry the kernel's arrival time, and are read together below.
-		// The open model sleeps to its next burst, the closed model naps.
+		// The open model sleeps to its next burst, the closed model naps;
+		// WebSocket sessions' replies are slept through in both.
 		switch {
 		case nap > 0:
 			rawSleep(min(timeout, nap))
 			timeout, napped = 0, true
-		case l.ex.s.Model == compile.Open:
+		case l.ex.s.Model == compile.Open || l.ws != nil:
 			rawSleep(timeout)
 			timeout = 0
 		}
@@ -344,10 +359,17 @@ func (l *evloop) poll(wake int64) {
 		ex.broken(err)
 	}
 	l.now = l.rx.now(&ex.clock)
+	if l.ws != nil {
+		l.ws.woke(l.now, l.p.evs[:n], n == len(l.p.evs))
+	}
 	for i := range n {
 		ev := &l.p.evs[i]
 		if ev.Fd == wakeID {
 			l.woken()
+			continue
+		}
+		if ev.Fd&wsBit != 0 {
+			l.ws.eventID(ev.Fd&^wsBit, ev.Events)
 			continue
 		}
 		c := l.conns[ev.Fd]
@@ -367,12 +389,19 @@ func (l *evloop) poll(wake int64) {
 	}
 	l.free = append(l.free, l.closed...)
 	l.closed = l.closed[:0]
+	if l.ws != nil {
+		l.ws.after()
+	}
 }
 
-// woken looks again at the connections another goroutine asked about: a
-// transport whose handshake moved on outside the loop.
+// woken looks again at the connections and sessions another goroutine
+// asked about: a transport whose handshake moved on outside the loop.
 func (l *evloop) woken() {
 	for _, id := range l.p.woken() {
+		if id&wsBit != 0 {
+			l.ws.wokenID(id &^ wsBit)
+			continue
+		}
 		if int(id) < len(l.conns) {
 			if c := l.conns[id]; c.fd >= 0 {
 				l.pump(c)
@@ -509,8 +538,14 @@ func (l *evloop) finish() {
 			l.closeConn(c)
 		}
 	}
+	if l.ws != nil {
+		l.ws.finish()
+	}
 	l.p.close()
 	l.rx.stop()
 	l.open.finish()
 	l.sink.flush()
 }
+
+// wsPart is the loop's WebSocket part, nil without one.
+func (l *evloop) wsPart() *wsLoop { return l.ws }

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -359,4 +361,23 @@ func TestLoopHTTPSAllocations(t *testing.T) {
 	if perRequest > 1.15 {
 		t.Fatalf("%.2f allocations per request: more than crypto/tls's one per record read", perRequest)
 	}
+}
+
+// exec changes no process-wide setting: the loop engine, which needs a P
+// for each loop and one for the recorder, refuses to run on one P and
+// says what to do (tressi's CLI raises it first: cli/process.go), where
+// the fasthttp engine runs.
+func TestLoopRefusesOneP(t *testing.T) {
+	srv := serve(t, ok)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	_, err := Run(context.Background(), schedule(srv.addr, 10, time.Millisecond), Options{OutDir: filepath.Join(t.TempDir(), "run")})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "GOMAXPROCS of 2 or more") {
+		t.Fatalf("error %v, want an input error asking for GOMAXPROCS of 2", err)
+	}
+	if runtime.GOMAXPROCS(0) != 1 {
+		t.Fatalf("Run changed GOMAXPROCS to %d", runtime.GOMAXPROCS(0))
+	}
+	_, rows := run(t, schedule(srv.addr, 10, time.Millisecond), Options{Engine: EngineFasthttp})
+	checkOneRowPerSlot(t, rows, 10)
 }

@@ -28,4 +28,6 @@ func lowerThreadPriority() {}
 
 // tlsTransport: the loop's TLS is Linux's too; the fasthttp engine speaks
 // TLS itself.
-func (ex *executor) tlsTransport(*compile.Target) transportFactory { return nil }
+func (ex *executor) tlsTransport(*compile.Target, []string) transportFactory { return nil }
+
+func (l *evloop) wsPart() *wsLoop { return nil }

@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tressi/tressi/compile"
 )
 
@@ -26,21 +24,31 @@ func (l *evloop) runClosed() {
 	// the run, and gets the default back after it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if unix.Prctl(unix.PR_SET_TIMERSLACK, napSlack, 0, 0, 0) == nil {
-		defer unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0)
-	}
+	defer timerSlack(napSlack)()
 	d := &l.closedUsers
 	d.active = len(d.users)
 	for u := range d.users {
 		l.wakes.push(d.users[u].Start, int32(u))
 	}
+	burst := newBurstClock() // WebSocket timers fire in bursts, as in the open model
 	for {
 		l.now = l.ex.clock.now()
 		l.fireWakes()
-		if d.active == 0 && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
+		wake := l.nextWake()
+		if l.ws != nil {
+			if burst.fire(l.now, l.ws.nextDue(), l.ex.stopping()) {
+				l.ws.begin(l.now)
+				l.ws.fireTimers()
+			}
+			l.ws.expire()
+			if w := l.ws.nextWake(burst.wake(l.ws.nextDue())); w >= 0 && (wake < 0 || w < wake) {
+				wake = w
+			}
+		}
+		if d.active == 0 && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 && (l.ws == nil || l.ws.idle()) {
 			return
 		}
-		l.poll(l.nextWake())
+		l.poll(wake)
 	}
 }
 
@@ -55,6 +63,11 @@ func (l *evloop) userNext(u int32) {
 	if !ok {
 		// Every entry is at its max_rate: try again a little later.
 		l.wakes.push(l.now+int64(time.Millisecond), u)
+		return
+	}
+	if ex.s.Entries[entry].WebSocket {
+		l.ws.begin(l.now)
+		l.ws.admit(k, l.ws.progs[entry], l.now, u)
 		return
 	}
 	if ex.scen.entry(entry) != nil {

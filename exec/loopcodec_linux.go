@@ -78,7 +78,10 @@ func (l *evloop) render(dst []byte, j *ljob) []byte {
 	l.enc.vals.Slot = j.k
 	l.enc.vals.Row = l.ex.s.Row(int(j.entry), j.k)
 	l.enc.vals.Captured = nil
-	if j.st != nil {
+	switch {
+	case j.ws:
+		l.enc.vals.Captured = l.ws.sess[j.sess].captured
+	case j.st != nil:
 		l.enc.vals.Captured = l.sessions[j.sess].captured
 	}
 	return l.enc.render(dst, j.pr)

@@ -79,12 +79,8 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 // openConn starts a non-blocking connect to t: a connection dialing, with
 // no job yet (dial gives it one; a warm-up dial never does, see warm).
 func (l *evloop) openConn(t *ltarget) (*lconn, error) {
-	fd, err := newSocket(t.family, l.rx.on)
+	fd, err := t.socket(l.rx.on)
 	if err != nil {
-		return nil, err
-	}
-	if err := connect(fd, t.sa); err != nil {
-		closeFD(fd)
 		return nil, err
 	}
 	c := l.newConn(fd, t)
@@ -262,25 +258,13 @@ func (l *evloop) write(c *lconn) {
 // flushTransport writes what c's transport has for the socket; false when
 // c failed.
 func (l *evloop) flushTransport(c *lconn) bool {
-	for {
-		b := c.tr.Pending()
-		if len(b) == 0 {
-			l.setOut(c, false)
-			return c.fd >= 0
-		}
-		n, errno := rawWrite(c.fd, b)
-		switch errno {
-		case 0:
-			c.tr.Sent(n)
-		case unix.EINTR:
-		case unix.EAGAIN:
-			l.setOut(c, true)
-			return c.fd >= 0
-		default:
-			l.fail(c, os.NewSyscallError("write", errno))
-			return false
-		}
+	blocked, errno := sendPending(c.fd, c.tr)
+	if errno != 0 {
+		l.fail(c, os.NewSyscallError("write", errno))
+		return false
 	}
+	l.setOut(c, blocked)
+	return c.fd >= 0
 }
 
 // read reads what arrived on c and hands it to the codec, through the
@@ -457,6 +441,8 @@ func (l *evloop) complete(c *lconn, done int64) {
 // jobDone hands what follows a finished job to its driver.
 func (l *evloop) jobDone(j *ljob, done int64, answered bool) {
 	switch {
+	case j.ws:
+		l.ws.httpJobDone(j, done, answered)
 	case j.st != nil:
 		l.sessionDone(j, done, answered)
 	case j.user >= 0:
@@ -537,7 +523,10 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 		l.sink.putSample(&row, j.pr, resp.head, resp.body, resp.bodyLen)
 	}
 	l.sink.keep(row, done)
-	if j.st != nil {
+	switch {
+	case j.ws:
+		l.ws.httpAnswered(j, resp)
+	case j.st != nil:
 		l.sessionCapture(j, resp)
 	}
 }

@@ -22,9 +22,6 @@ type openDriver struct {
 	hasNext  bool
 	srcDone  bool
 	ex       *executor
-	// webSocket: in a plan of both kinds (ex.mixed), this loop takes the
-	// slots of WebSocket scenarios only, else those of the others only.
-	webSocket bool
 }
 
 func (d *openDriver) init(ex *executor, src compile.SlotSource, loop, loops int) {
@@ -43,19 +40,20 @@ func (l *evloop) runOpen() {
 	defer l.finish()
 	d := &l.open
 	d.advance()
-	woke := int64(-1) << 62 // the intended instant of the last burst
+	burst := newBurstClock()
 	for {
 		l.now = l.ex.clock.now()
 		stopping := l.ex.stopping()
-		due := l.nextDue()
-		if due >= 0 && (stopping || l.now >= max(due, woke+burstQuantum)) {
-			// Quanta count from the intended bursts, not the actual ones,
-			// so late wake-ups do not add up.
-			woke = max(due, woke+burstQuantum)
+		if burst.fire(l.now, l.nextDue(), stopping) {
 			l.fireWakes()
+			if l.ws != nil {
+				l.ws.begin(l.now)
+			}
 			for d.hasNext && (stopping || d.nextSlot.Due() <= l.now) {
 				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
 				switch {
+				case l.ws != nil && l.ex.s.Entries[e].WebSocket:
+					l.ws.slot(d.nextK, e, due, stopping)
 				case stopping:
 					l.sink.notSent(d.nextK, e, due)
 				case l.ex.scen.entry(e) != nil:
@@ -65,24 +63,35 @@ func (l *evloop) runOpen() {
 				}
 				d.advance()
 			}
+			if l.ws != nil {
+				l.ws.fireTimers()
+			}
 		}
-		if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
+		wake := burst.wake(l.nextDue())
+		if l.ws != nil {
+			l.ws.expire()
+			if !d.hasNext && l.ws.idle() && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
+				return
+			}
+			wake = l.ws.nextWake(wake)
+		} else if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
 			return
-		}
-		var wake int64 = -1
-		if due := l.nextDue(); due >= 0 {
-			wake = max(due, woke+burstQuantum)
 		}
 		l.poll(wake)
 	}
 }
 
-// nextDue is the earliest instant something waits for: the next slot or
-// the next wake-up; -1 when nothing does.
+// nextDue is the earliest instant something waits for: the next slot, the
+// next wake-up or WebSocket timer; -1 when nothing does.
 func (l *evloop) nextDue() int64 {
 	due := l.nextWake()
 	if d := &l.open; d.hasNext && (due < 0 || d.nextSlot.Due() < due) {
 		due = d.nextSlot.Due()
+	}
+	if l.ws != nil {
+		if t := l.ws.nextDue(); t >= 0 && (due < 0 || t < due) {
+			due = t
+		}
 	}
 	return due
 }
@@ -104,7 +113,7 @@ func (d *openDriver) advance() {
 		s, k := d.chunk[d.ci], d.k
 		d.ci++
 		d.k++
-		if !d.ex.shard.Owns(k) || (d.ex.mixed && d.ex.s.Entries[s.Entry()].WebSocket != d.webSocket) {
+		if !d.ex.shard.Owns(k) {
 			continue
 		}
 		mine := d.pos%d.loops == d.loop

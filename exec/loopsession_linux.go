@@ -118,18 +118,9 @@ func (s *lsession) hasCaptures(st *sessionStep) bool {
 // j (nil without one): without a complete 2xx/3xx response every one of
 // them is missing. It runs before the connection takes another job.
 func (l *evloop) sessionCapture(j *ljob, resp *lresponse) {
-	s := &l.sessions[j.sess]
-	st := j.st
-	if len(st.capture) > 0 {
-		ok := resp != nil && resp.status >= 200 && resp.status <= 399
-		for i := range st.capture {
-			c := &st.capture[i]
-			if !ok {
-				s.have[c.index] = false
-				continue
-			}
-			s.captured[c.index], s.have[c.index] = c.extract(s.captured[c.index][:0], &resp.rawResponse)
-		}
+	if st := j.st; len(st.capture) > 0 {
+		s := &l.sessions[j.sess]
+		st.fillCaptures(s.captured, s.have, &resp.rawResponse, resp.status, true)
 	}
 }
 

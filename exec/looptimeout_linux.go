@@ -57,6 +57,8 @@ func (l *evloop) dropQueued() {
 			j := t.queue.pop()
 			l.queued--
 			switch {
+			case j.ws:
+				l.ws.httpDropped(&j)
 			case j.st != nil:
 				l.dropSessionJob(&j)
 			case j.user >= 0:

@@ -13,10 +13,11 @@ import (
 // crypto/tls driven by the loop (package tlsloop), with the target's
 // configuration shared by every connection of the run, so a new
 // connection resumes the session an earlier one was given. The handshake
-// must end within the connect timeout, counted from the dial.
-func (ex *executor) tlsTransport(t *compile.Target) transportFactory {
+// must end within the connect timeout, counted from the dial. protos is
+// what ALPN offers (nil: nothing).
+func (ex *executor) tlsTransport(t *compile.Target, protos []string) transportFactory {
 	cfg := ex.cl.tls[t.Name]
-	if protos := alpnOffer(t.Protocol); protos != nil {
+	if protos != nil {
 		// Only the loop speaks HTTP/2: the fasthttp engine's copy of the
 		// configuration offers nothing, so a server never picks h2 for it.
 		cfg = cfg.Clone()
@@ -29,19 +30,6 @@ func (ex *executor) tlsTransport(t *compile.Target) transportFactory {
 }
 
 var _ transport = (*tlsloop.Conn)(nil)
-
-// alpnOffer is what a target's TLS handshake offers by ALPN: h2 alone for
-// protocol "h2", h2 then HTTP/1.1 for "auto" (the server chooses), nothing
-// for HTTP/1.1 targets (as before protocols existed).
-func alpnOffer(protocol string) []string {
-	switch protocol {
-	case compile.ProtocolH2:
-		return []string{"h2"}
-	case compile.ProtocolAuto:
-		return []string{"h2", "http/1.1"}
-	}
-	return nil
-}
 
 // idleRecords reads what a server sent on an idle TLS connection: records
 // that carry no plaintext, such as a TLS 1.3 session ticket sent after the

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/plan"
 )
 
 // The warm-up: the loops open their pooled connections, handshakes and
@@ -54,10 +55,6 @@ func (e *loopEngine) warm(until int64) *warmup {
 	return w
 }
 
-// warm opens the HTTP loops' connections: WebSocket sessions dial their
-// own when they start.
-func (m *mixedEngine) warm(until int64) *warmup { return m.http.warm(until) }
-
 // share is how many slots (open model) or users (closed) loop i gets at
 // most: no loop needs more connections than that.
 func (e *loopEngine) share(i int) int64 {
@@ -87,15 +84,18 @@ func (l *evloop) warmCounts(pooled []bool, share int64) []int {
 }
 
 // pooledTargets says, by target, whether any request goes to it over the
-// pool: an endpoint's, or a step of a scenario with connection = "pool".
+// pool: an endpoint's, a step of a scenario with connection = "pool", or
+// an HTTP step of a WebSocket scenario (before its connect).
 func pooledTargets(s *compile.Schedule, reqs []preparedRequest) []bool {
 	pooled := make([]bool, len(s.Targets))
 	for _, e := range s.Entries {
-		if e.WebSocket || e.Connection == compile.ConnectionSession {
+		if !e.WebSocket && e.Connection == compile.ConnectionSession {
 			continue
 		}
 		for _, st := range e.Steps {
-			pooled[reqs[st.Request].spec.Target] = true
+			if st.Request >= 0 && (!e.WebSocket || st.Kind == plan.StepHTTP) {
+				pooled[reqs[st.Request].spec.Target] = true
+			}
 		}
 	}
 	return pooled

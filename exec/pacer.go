@@ -22,13 +22,6 @@ type pacer struct {
 }
 
 const (
-	// burstQuantum is the shortest time between two bursts of the open
-	// model, in both engines: slots due meanwhile go out together, a little
-	// late. Evenly spaced single sends cost a wake-up each, here and in the
-	// server (at 20k req/s on the fasthttp engine: 24 µs of CPU per request
-	// with no quantum, 17 µs with 1 ms; on a VM ~20 µs of CPU per wake-up);
-	// 400 µs keeps the send lag p99 under half a millisecond, over HTTPS too.
-	burstQuantum = int64(400 * time.Microsecond)
 	// spinBelow is the wait under which the pacer yields instead of arming
 	// its timer: a timer wake-up costs about as much as a few yields.
 	spinBelow = 20 * time.Microsecond
@@ -47,7 +40,7 @@ func (p *pacer) run() {
 	chunk := make([]compile.Slot, 4096)
 	var k, i uint64         // k: position in the schedule; i: position in the ring
 	now := p.ex.clock.now() // negative until a --start-at instant
-	poked, woke := now, now-burstQuantum
+	poked, burst := now, newBurstClock()
 	for {
 		n := p.src.Next(chunk)
 		if n == 0 {
@@ -57,11 +50,8 @@ func (p *pacer) run() {
 			if p.ex.shard.Owns(k) {
 				if due := s.Due(); due > now && !p.ex.stopping() {
 					// At most one wake-up per quantum: the slots due
-					// meanwhile go out together, a little late. The
-					// quanta count from the intended wake-ups, not the
-					// actual ones, so late wake-ups do not add up.
-					woke = max(due, woke+burstQuantum)
-					now = p.waitUntil(woke, i, &poked)
+					// meanwhile go out together, a little late.
+					now = p.waitUntil(burst.take(due), i, &poked)
 				}
 				p.ring.release(i, k, s)
 				i++

@@ -30,15 +30,20 @@ type poller struct {
 	mu      sync.Mutex
 	mailbox []int32 // connection ids to look at again
 	taken   []int32 // the mailbox's other buffer, the loop's
-	// edge makes the set edge-triggered (EPOLLET) for the loop's sockets:
-	// a socket is reported once per arrival, not again at every wait
-	// until it is read dry. Its loop must then read until EAGAIN or a
-	// short read, and look at a socket again after changing its interest.
-	edge bool
 }
 
 // wakeID is the epoll data of the wake-up eventfd: no connection has it.
 const wakeID = -1
+
+// wsBit marks the ids of a loop's WebSocket sessions, beside its HTTP
+// connections' ids in the same set and mailbox. Their sockets are watched
+// edge-triggered (EPOLLET): a socket is reported once per arrival, not
+// again at every wait until it is read dry, so the session must read until
+// EAGAIN or a short read, and look at its socket again after changing its
+// interest. With level triggering every session read at one wake-up was
+// polled again at the next: a cold socket's lines fetched for nothing,
+// once per frame.
+const wsBit int32 = 1 << 30
 
 func newPoller(events int) (*poller, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -66,12 +71,12 @@ func (p *poller) close() {
 
 // interest is what a connection waits for: always input and the peer's
 // close, output only while it has bytes the socket would not take.
-func (p *poller) interest(out bool) uint32 {
+func interest(id int32, out bool) uint32 {
 	ev := uint32(unix.EPOLLIN | unix.EPOLLRDHUP)
 	if out {
 		ev |= unix.EPOLLOUT
 	}
-	if p.edge {
+	if id&wsBit != 0 {
 		ev |= unix.EPOLLET
 	}
 	return ev
@@ -79,7 +84,7 @@ func (p *poller) interest(out bool) uint32 {
 
 // add puts fd in the set under id.
 func (p *poller) add(fd int, id int32, out bool) error {
-	ev := unix.EpollEvent{Events: p.interest(out), Fd: id}
+	ev := unix.EpollEvent{Events: interest(id, out), Fd: id}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
@@ -88,7 +93,7 @@ func (p *poller) add(fd int, id int32, out bool) error {
 
 // modify changes what fd waits for.
 func (p *poller) modify(fd int, id int32, out bool) error {
-	ev := unix.EpollEvent{Events: p.interest(out), Fd: id}
+	ev := unix.EpollEvent{Events: interest(id, out), Fd: id}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
@@ -174,6 +179,31 @@ func newSocket(family int, stamps bool) (int, error) {
 	return fd, nil
 }
 
+// bindSource binds socket fd to the local address src, leaving the port
+// to connect (IP_BIND_ADDRESS_NO_PORT), which picks it for the whole
+// 4-tuple: bind alone would take one of the address's ports for every
+// server, and none a closed connection still holds in TIME_WAIT.
+func bindSource(fd int, src unix.Sockaddr) error {
+	_ = bindNoPortFD(fd) // without it (an old kernel), bind picks the port
+	if err := unix.Bind(fd, src); err != nil {
+		return os.NewSyscallError("bind", err)
+	}
+	return nil
+}
+
+func bindNoPortFD(fd int) error {
+	return unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
+}
+
+// timerSlack sets the calling thread's timer slack to ns and returns what
+// puts the default back; the thread must be locked (LockOSThread).
+func timerSlack(ns int) (restore func()) {
+	if unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(ns), 0, 0, 0) != nil {
+		return func() {}
+	}
+	return func() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0) }
+}
+
 // stampSocket asks the kernel to stamp what fd receives.
 func stampSocket(fd int) error {
 	err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
@@ -218,13 +248,35 @@ func rawWrite(fd int, b []byte) (int, syscall.Errno) {
 // rawSend is rawWrite for a socket, through send(2): it skips write(2)'s
 // file layer (the file position's lock, the permission and fsnotify
 // checks on the socket's inode), cache misses that add up when a loop
-// writes to many connections each seldom (the WebSocket loop's sessions).
+// writes to many connections each seldom (WebSocket sessions).
 // MSG_NOSIGNAL: a peer gone is EPIPE, not a SIGPIPE for the runtime to
 // swallow.
 func rawSend(fd int, b []byte) (int, syscall.Errno) {
 	r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
 		unix.MSG_NOSIGNAL, 0, 0)
 	return int(r), e
+}
+
+// sendPending writes what tr holds for socket fd until it holds nothing
+// (blocked false) or the socket takes no more now (blocked true: wait for
+// EPOLLOUT). A non-zero errno is the socket failing.
+func sendPending(fd int, tr transport) (blocked bool, errno syscall.Errno) {
+	for {
+		b := tr.Pending()
+		if len(b) == 0 {
+			return false, 0
+		}
+		n, errno := rawSend(fd, b)
+		switch errno {
+		case 0:
+			tr.Sent(n)
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return true, 0
+		default:
+			return false, errno
+		}
+	}
 }
 
 func rawRead(fd int, b []byte) (int, syscall.Errno) {

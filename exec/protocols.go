@@ -9,11 +9,12 @@ import (
 // protocolCounts counts one target's connections by the protocol they
 // spoke, which for protocol = "auto" the server chose (ALPN).
 type protocolCounts struct {
-	http1, h2 atomic.Int64
+	http1, h2, websocket atomic.Int64
 }
 
 // connProtocols is meta.json's "protocols": by target, how many
-// connections spoke each protocol ("http/1.1", "h2", "h2c").
+// connections spoke each protocol ("http/1.1", "h2", "h2c", "websocket":
+// upgraded), so it names what a run of the one loop actually spoke.
 func (ex *executor) connProtocols() map[string]map[string]int64 {
 	out := map[string]map[string]int64{}
 	if ex.protos == nil {
@@ -31,6 +32,9 @@ func (ex *executor) connProtocols() map[string]map[string]int64 {
 				name = "h2c"
 			}
 			m[name] = n
+		}
+		if n := pc.websocket.Load(); n > 0 {
+			m["websocket"] = n
 		}
 		if len(m) > 0 {
 			out[t.Name] = m

@@ -36,7 +36,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -85,6 +84,16 @@ type Options struct {
 	// response with an expected status), on the recorder's goroutine. It
 	// must not keep row.
 	Observe func(row *results.Row, ok bool)
+	// SetUp, when set, is called once the run's set-up is done (plan
+	// checked, run directory made), before connections open: the place for
+	// process-wide settings, which exec leaves to its caller. tressi's CLI
+	// returns what loading and compiling the plan left behind to the OS
+	// there (debug.FreeOSMemory), so the heap starts near its working size
+	// and the first collection comes when that doubles, not the start-up
+	// garbage. The loop engine also needs GOMAXPROCS of 2 or more (each
+	// loop holds a P; the recorder needs one of its own, even on one
+	// core): Run refuses less.
+	SetUp func()
 	// Watch, when set, is asked on every monitor tick (250 ms) whether the
 	// run must stop: a non-empty answer ends it early with that reason, as
 	// a live threshold would, whatever thresholds.abort says. now is the
@@ -191,12 +200,9 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if out.Start.IsZero() {
 		out.Start = time.Now()
 	}
-	// What loading and compiling the plan left behind goes back now, not
-	// in the middle of the run: the heap then starts near its working size,
-	// and the first collection comes when that size doubles, not when the
-	// start-up garbage does (a long run would otherwise peak at whatever
-	// the start-up left, plus a run's worth of growth).
-	debug.FreeOSMemory()
+	if opt.SetUp != nil {
+		opt.SetUp()
+	}
 	// Checked again after the set-up, which may have taken a while: the
 	// run directory then says why it holds no results.
 	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
@@ -227,6 +233,10 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	}
 	if opt.engine != nil {
 		eng = opt.engine(ex)
+	}
+	if eng.background() && runtime.GOMAXPROCS(0) < 2 {
+		return nil, &InputError{fmt.Errorf("the %s engine needs GOMAXPROCS of 2 or more, even on one core (each loop holds a P, and the recorder needs one of its own); "+
+			"raise it before exec.Run (runtime.GOMAXPROCS(2)), as tressi's CLI does, or use --engine fasthttp", eng.name())}
 	}
 	out.Engine, meta.Engine = eng.name(), eng.name()
 	// Created before any connection opens, so it never competes with them
@@ -277,11 +287,8 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		ex.rec.live = newLiveLatency(s.Thresholds.LiveWindow)
 	}
 	if eng.background() {
-		// The engine holds its Ps; the recorder gets one of its own even
-		// on one core, and idle priority there (see recorder.run).
-		if runtime.GOMAXPROCS(0) == 1 {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-		}
+		// The engine holds its Ps; the recorder gets one of its own (Run
+		// refused fewer than 2), at idle priority (see recorder.run).
 		ex.rec.background = true
 	}
 	go ex.rec.run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
@@ -321,6 +328,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		ex.stop(true)
 	}
 	<-finished
+	ex.settle()
 	out.Overran = overrun.stop()
 	close(monStop)
 	<-monDone

@@ -37,6 +37,52 @@ type sessionStep struct {
 	readsHead, readsBody bool
 }
 
+// newSessionStep compiles an HTTP request step of a session, HTTP
+// scenario or WebSocket (before its connect) alike: its request, repeats,
+// think time, captures and the captured values it needs.
+func newSessionStep(ex *executor, st *compile.Step) (sessionStep, error) {
+	ss := sessionStep{req: &ex.reqs[st.Request], repeat: max(st.Repeat, 1), think: int64(max(st.Think, 0))}
+	for _, c := range st.Captures {
+		cp, err := newCapturer(c)
+		if err != nil {
+			return ss, fmt.Errorf("step %q: %w", st.Name, err)
+		}
+		ss.capture = append(ss.capture, cp)
+		ss.readsBody = ss.readsBody || cp.readsBody()
+		ss.readsHead = ss.readsHead || !cp.readsBody()
+	}
+	ss.needs = ss.req.spec.CaptureSlots()
+	return ss, nil
+}
+
+// slots is how many capture slots the step's captures and needs reach.
+func (ss *sessionStep) slots() int {
+	n := 0
+	for i := range ss.capture {
+		n = max(n, ss.capture[i].index+1)
+	}
+	for _, i := range ss.needs {
+		n = max(n, i+1)
+	}
+	return n
+}
+
+// fillCaptures fills captured and have from resp, the response to a
+// step's request, of status (answered false: none came): without a
+// complete 2xx/3xx response every capture of the step is missing. The one
+// capture rule of every session, on every engine, HTTP and WebSocket.
+func (ss *sessionStep) fillCaptures(captured [][]byte, have []bool, resp captureSource, status int, answered bool) {
+	ok := answered && status >= 200 && status <= 399
+	for i := range ss.capture {
+		c := &ss.capture[i]
+		if !ok {
+			have[c.index] = false
+			continue
+		}
+		captured[c.index], have[c.index] = c.extract(captured[c.index][:0], resp)
+	}
+}
+
 // newScenarios prepares the schedule's scenario entries; nil when it has
 // none. Capture regexes are compiled here, once per run.
 func newScenarios(ex *executor) (*scenarios, error) {
@@ -46,26 +92,16 @@ func newScenarios(ex *executor) (*scenarios, error) {
 	for i := range s.Entries {
 		e := &s.Entries[i]
 		if !e.Scenario || e.WebSocket {
-			continue // WebSocket sessions run on the WebSocket loop (wsloop_linux.go)
+			continue // WebSocket sessions are the loop's WebSocket part's (wsloop_linux.go)
 		}
 		found = true
 		p := &scenario{ownConn: e.Connection == compile.ConnectionSession}
-		for _, st := range e.Steps {
-			ss := sessionStep{req: &ex.reqs[st.Request], repeat: max(st.Repeat, 1), think: int64(max(st.Think, 0))}
-			for _, c := range st.Captures {
-				cp, err := newCapturer(c)
-				if err != nil {
-					return nil, fmt.Errorf("scenario %q step %q: %w", e.Name, st.Name, err)
-				}
-				p.captures = max(p.captures, c.Index+1)
-				ss.capture = append(ss.capture, cp)
-				ss.readsBody = ss.readsBody || cp.readsBody()
-				ss.readsHead = ss.readsHead || !cp.readsBody()
+		for i := range e.Steps {
+			ss, err := newSessionStep(ex, &e.Steps[i])
+			if err != nil {
+				return nil, fmt.Errorf("scenario %q %w", e.Name, err)
 			}
-			ss.needs = ss.req.spec.CaptureSlots()
-			for _, n := range ss.needs {
-				p.captures = max(p.captures, n+1)
-			}
+			p.captures = max(p.captures, ss.slots())
 			p.steps = append(p.steps, ss)
 		}
 		sc.byEntry[i] = p
@@ -176,18 +212,8 @@ func (r *sessionRunner) captureFailed(k uint64, st *sessionStep, ready int64) {
 // capture fills the step's capture slots from the response just received;
 // without a complete 2xx/3xx response every one of them is missing.
 func (r *sessionRunner) capture(st *sessionStep, err error) {
-	if len(st.capture) == 0 {
-		return
-	}
-	resp := &r.w.resp
-	ok := err == nil && resp.StatusCode() >= 200 && resp.StatusCode() <= 399
-	for i := range st.capture {
-		c := &st.capture[i]
-		if !ok {
-			r.have[c.index] = false
-			continue
-		}
-		r.captured[c.index], r.have[c.index] = c.extract(r.captured[c.index][:0], &r.w.cap)
+	if len(st.capture) > 0 {
+		st.fillCaptures(r.captured, r.have, &r.w.cap, r.w.resp.StatusCode(), err == nil)
 	}
 }
 

@@ -1,5 +1,7 @@
 package exec
 
+import "github.com/tressi/tressi/compile"
+
 // transport is an optional userspace layer between a connection's socket
 // and its codec (TLS is one). Without one (plain HTTP) the loop reads and
 // writes the socket straight into and out of the codec's buffers. With
@@ -46,14 +48,32 @@ type transport interface {
 // to pump that connection (see transport). Nil on a target: plain sockets.
 type transportFactory func(wake func()) (transport, error)
 
-// transportFor is the factory of target ti's loop connections; nil for
-// plain HTTP.
-func (ex *executor) transportFor(ti int) transportFactory {
+// transportFor is the factory of target t's loop connections; nil for
+// plain HTTP and ws://. upgrade: the connections carry WebSocket upgrades,
+// which are HTTP/1.1, so ALPN offers nothing, as for HTTP/1.1 targets.
+func (ex *executor) transportFor(t *compile.Target, upgrade bool) transportFactory {
 	if ex.transport != nil {
 		return ex.transport
 	}
-	if t := &ex.s.Targets[ti]; t.Scheme == "https" {
-		return ex.tlsTransport(t)
+	if t.Scheme != "https" {
+		return nil
+	}
+	offer := alpnOffer(t.Protocol)
+	if upgrade {
+		offer = nil
+	}
+	return ex.tlsTransport(t, offer)
+}
+
+// alpnOffer is what a target's TLS handshake offers by ALPN: h2 alone for
+// protocol "h2", h2 then HTTP/1.1 for "auto" (the server chooses), nothing
+// for HTTP/1.1 targets (as before protocols existed).
+func alpnOffer(protocol string) []string {
+	switch protocol {
+	case compile.ProtocolH2:
+		return []string{"h2"}
+	case compile.ProtocolAuto:
+		return []string{"h2", "http/1.1"}
 	}
 	return nil
 }

@@ -33,11 +33,11 @@ func (l *wsLoop) expiry(q *wsQueued) int64 { return min(q.deadline(), l.userDead
 // wait for a connection to its target.
 func (l *wsLoop) admit(k uint64, p *wsProgram, due int64, user int32) {
 	t := l.targets[p.target]
-	if t.live < t.maxConns && len(t.queue) == 0 {
+	if t.live < t.maxConns && t.queue.len() == 0 {
 		l.startSession(k, p, due, user)
 		return
 	}
-	t.queue = append(t.queue, wsQueued{k: k, prog: p, due: due, user: user})
+	t.queue.push(wsQueued{k: k, prog: p, due: due, user: user})
 	l.queued++
 }
 
@@ -49,7 +49,7 @@ func (l *wsLoop) refill(t *wsTarget) {
 		return
 	}
 	l.refilling = true
-	for t.live < t.maxConns && len(t.queue) > 0 {
+	for t.live < t.maxConns && t.queue.len() > 0 {
 		q := l.dequeue(t)
 		switch {
 		case l.ex.stopping() || l.now >= l.userDeadline(q.user):
@@ -66,13 +66,8 @@ func (l *wsLoop) refill(t *wsTarget) {
 }
 
 func (l *wsLoop) dequeue(t *wsTarget) wsQueued {
-	q := t.queue[0]
-	t.queue = t.queue[1:]
-	if len(t.queue) == 0 {
-		t.queue = t.queue[:0:0] // let the backing array go once drained
-	}
 	l.queued--
-	return q
+	return t.queue.pop()
 }
 
 // expireQueued records the sessions at the head of their target's queue
@@ -84,7 +79,7 @@ func (l *wsLoop) dequeue(t *wsTarget) wsQueued {
 func (l *wsLoop) expireQueued() {
 	stopping := l.ex.stopping()
 	for _, t := range l.targets {
-		for len(t.queue) > 0 && (stopping || l.expiry(&t.queue[0]) <= l.now) {
+		for t.queue.len() > 0 && (stopping || l.expiry(t.queue.peek()) <= l.now) {
 			q := l.dequeue(t)
 			if stopping || l.now >= l.userDeadline(q.user) {
 				l.notSentSession(q.k, q.prog.entry, q.due)
@@ -100,8 +95,8 @@ func (l *wsLoop) expireQueued() {
 func (l *wsLoop) nextQueueDeadline() int64 {
 	at := int64(-1)
 	for _, t := range l.targets {
-		if len(t.queue) > 0 {
-			if d := l.expiry(&t.queue[0]); at < 0 || d < at {
+		if t.queue.len() > 0 {
+			if d := l.expiry(t.queue.peek()); at < 0 || d < at {
 				at = d
 			}
 		}

@@ -2,47 +2,9 @@ package exec
 
 import (
 	"fmt"
-	"runtime"
-	"sync/atomic"
 
 	"github.com/tressi/tressi/compile"
 )
-
-// wsEngine runs a plan's WebSocket sessions on WebSocket loops (one per
-// spare P, as loopEngine) and writes websocket.json when the run ends.
-type wsEngine struct {
-	ex    *executor
-	loops int
-	stats []*wsStats
-}
-
-func (e *wsEngine) name() string     { return EngineLoop }
-func (e *wsEngine) senders() int     { return e.loops }
-func (e *wsEngine) background() bool { return true }
-func (e *wsEngine) batchRows() int   { return closedBatchRows }
-
-func (e *wsEngine) start() error {
-	progs, err := newWSPrograms(e.ex)
-	if err == nil {
-		var session *atomic.Uint64
-		if e.ex.s.Model == compile.Closed {
-			session = new(atomic.Uint64)
-		}
-		e.stats, err = e.ex.startWSLoops(e.loops, progs, e.ex.s.Slots, session, e.ex.runTag)
-	}
-	if err != nil {
-		return fmt.Errorf("starting the WebSocket loop: %w", err)
-	}
-	return nil
-}
-
-// finish writes websocket.json into dir.
-func (e *wsEngine) finish(dir string) error {
-	if e.stats == nil {
-		return nil
-	}
-	return writeWSSummary(dir, mergeWSStats(e.stats))
-}
 
 func hasWebSocket(s *compile.Schedule) bool {
 	for _, e := range s.Entries {
@@ -53,28 +15,11 @@ func hasWebSocket(s *compile.Schedule) bool {
 	return false
 }
 
-// firstHTTP is the first HTTP endpoint or HTTP scenario of s that runs,
-// nil when it has none.
-func firstHTTP(s *compile.Schedule) *compile.Entry {
-	for i := range s.Entries {
-		if e := &s.Entries[i]; !e.WebSocket && e.Weight > 0 {
-			return e
-		}
-	}
-	return nil
-}
-
-// webSocketEngine checks what the WebSocket loop can run. In the open
-// model, HTTP entries beside the sessions run on the HTTP loop
-// (mixedEngine); a closed-model user runs its sessions on one loop, one
-// after another, so there the plan holds one kind.
-func webSocketEngine(ex *executor) (*wsEngine, error) {
+// webSocketPrograms checks what the loop's WebSocket sessions can run and
+// compiles their programs. A closed-model user may run HTTP requests and
+// sessions in turn: both run on its loop.
+func webSocketPrograms(ex *executor) ([]*wsProgram, error) {
 	s := ex.s
-	if e := firstHTTP(s); e != nil && s.Model == compile.Closed {
-		return nil, &InputError{fmt.Errorf("%q is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios; a closed-model user runs one kind only. "+
-			"Make the load open (rate instead of users), where both kinds run side by side; or put HTTP requests a session needs before it connects (a login whose token goes into the connect's headers) in the WebSocket scenario itself, as steps before its connect; "+
-			"or run the other HTTP load as a plan of its own (at the same time, with --start-at, if they must overlap)", e.Name)}
-	}
 	for _, e := range s.Entries {
 		if !e.WebSocket {
 			continue
@@ -97,7 +42,11 @@ func webSocketEngine(ex *executor) (*wsEngine, error) {
 	if err := checkWSResources(s, sessions); err != nil {
 		return nil, &InputError{err}
 	}
-	return &wsEngine{ex: ex, loops: max(runtime.GOMAXPROCS(0)-1, 1)}, nil
+	progs, err := newWSPrograms(ex)
+	if err != nil {
+		return nil, fmt.Errorf("starting the WebSocket loop: %w", err)
+	}
+	return progs, nil
 }
 
 // dealUsers deals the shard's users to n loops, round robin.

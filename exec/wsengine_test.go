@@ -6,36 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
 )
 
-// A closed-model plan mixing HTTP entries with WebSocket scenarios is
-// refused before anything is sent, with what to do instead (a user runs
-// one kind); so is a WebSocket target asked to speak HTTP/2.
+// A WebSocket target asked to speak HTTP/2 is refused before anything is
+// sent, with what to do instead.
 func TestWSRefusesWhatItCannotRun(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
-		{"mixed closed", `
-target "t" {
-  url = "ws://127.0.0.1:1"
-}
-endpoint "login" {
-  method = "POST"
-  path   = "/login"
-}
-scenario "s" {
-  step "connect" {
-    connect = "/ws/echo"
-  }
-}
-load {
-  model = "closed"
-  stage {
-    duration = "1s"
-    users    = 1
-  }
-}
-`, `"login" is an HTTP endpoint or scenario in a closed-model plan with WebSocket scenarios`},
 		{"h2", `
 target "t" {
   url      = "https://127.0.0.1:1"
@@ -65,12 +44,9 @@ load {
 	}
 }
 
-// An open-model plan of both kinds runs both: WebSocket sessions on their
-// loop, an HTTP endpoint and an HTTP scenario on the HTTP loop (all to one
-// target), every slot one session with all its rows, once.
-func TestMixedPlanRunsBothKinds(t *testing.T) {
-	addr := startTarget(t, testserver.Options{})
-	s := compilePlan(t, fmt.Sprintf(`
+// mixedPlan: an HTTP endpoint, an HTTP scenario and a WebSocket scenario,
+// all to one target at %s, under the load block %s.
+const mixedPlan = `
 target "api" {
   url = "http://%s"
 }
@@ -103,20 +79,54 @@ scenario "chat" {
     close = 1000
   }
 }
-load {
+%s
+`
+
+// An open-model plan of both kinds runs both on the one loop: WebSocket
+// sessions, an HTTP endpoint and an HTTP scenario (all to one target),
+// every slot one session with all its rows, once.
+func TestMixedPlanRunsBothKinds(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(mixedPlan, addr, `load {
   stage {
     duration = "1s"
     rate     = 200
   }
-}
-`, addr), nil)
+}`), nil)
 	rows, sum, dir := runWS(t, s)
 	checkSessionRows(t, s, rows)
+	checkMixedRows(t, s, rows, sum, dir)
+}
+
+// A closed-model plan may mix the kinds too: each user runs HTTP requests,
+// HTTP scenarios and WebSocket sessions in turn, by weight, on its loop.
+// Every session numbered 0..n-1 has all its rows, all ok, and
+// websocket.json counts the WebSocket ones.
+func TestMixedClosedPlanRunsBothKinds(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	s := compilePlan(t, fmt.Sprintf(mixedPlan, addr, `load {
+  model = "closed"
+  think = "5ms"
+  stage {
+    duration = "1s"
+    users    = 4
+  }
+}`), nil)
+	rows, sum, dir := runWS(t, s)
+	checkClosedSessionRows(t, s, rows)
+	checkMixedRows(t, s, rows, sum, dir)
+}
+
+// checkMixedRows: every row of the mixedPlan run in dir is ok, all three
+// entries ran, websocket.json counts the WebSocket sessions, and meta.json
+// names the loop.
+func checkMixedRows(t *testing.T, s *compile.Schedule, rows map[uint64][]namedRow, sum *results.WebSocketSummary, dir string) {
+	t.Helper()
 	kinds := map[string]int{}
 	for k, rs := range rows {
 		for _, r := range rs {
 			if r.Error != results.None {
-				t.Fatalf("slot %d: %s: %s", k, r.Name, r.Error)
+				t.Fatalf("session %d: %s: %s", k, r.Name, r.Error)
 			}
 		}
 		kinds[s.Entries[s.Pick(k)].Name]++
@@ -127,7 +137,13 @@ load {
 	if sum.Sessions.Started != int64(kinds["chat"]) || sum.Sessions.Completed != int64(kinds["chat"]) {
 		t.Fatalf("websocket.json sessions %+v, want %d started and completed", sum.Sessions, kinds["chat"])
 	}
-	if m := readMeta(t, dir); m.Engine != EngineLoop {
+	m := readMeta(t, dir)
+	if m.Engine != EngineLoop {
 		t.Fatalf("meta.json engine %q", m.Engine)
+	}
+	// meta.json names what ran: the one target's connections spoke
+	// HTTP/1.1 (endpoint, scenario) and WebSocket (one per session).
+	if p := m.Protocols["api"]; p["http/1.1"] == 0 || p["websocket"] != int64(kinds["chat"]) {
+		t.Fatalf("meta.json protocols %v, want http/1.1 connections and %d websocket", m.Protocols, kinds["chat"])
 	}
 }

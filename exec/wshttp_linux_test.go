@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,11 +26,19 @@ type loginServer struct {
 	tokens   map[string]bool
 	refused  atomic.Int64
 	upgraded atomic.Int64
+	logins   map[string]int // by the connection's remote address
+}
+
+// loginPeers is how many logins came over each connection.
+func (ls *loginServer) loginPeers() map[string]int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return maps.Clone(ls.logins)
 }
 
 func startLoginServer(t *testing.T, cfg *tls.Config) *loginServer {
 	t.Helper()
-	ls := &loginServer{tokens: map[string]bool{}}
+	ls := &loginServer{tokens: map[string]bool{}, logins: map[string]int{}}
 	var n atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
@@ -46,6 +55,7 @@ func startLoginServer(t *testing.T, cfg *tls.Config) *loginServer {
 		}
 		tok := fmt.Sprintf("tok-%d", n.Add(1))
 		ls.mu.Lock()
+		ls.logins[r.RemoteAddr]++
 		ls.tokens[tok] = true
 		ls.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -242,5 +252,66 @@ func TestWSHTTPLoginConnectRefused(t *testing.T) {
 	}
 	if ls.upgraded.Load() != 0 || ls.refused.Load() != 0 {
 		t.Fatalf("upgraded %d, refused %d: no connect should have been tried", ls.upgraded.Load(), ls.refused.Load())
+	}
+}
+
+// pooledLoginPlan: sessions that log in over the "api" target's pooled
+// connections (at most 2) before they connect to "chat".
+const pooledLoginPlan = `
+target "api" {
+  url         = "http://%[1]s"
+  connections = 2
+}
+target "chat" {
+  url = "ws://%[1]s"
+}
+scenario "s" {
+  step "login" {
+    target  = "api"
+    method  = "POST"
+    path    = "/login"
+    body    = "alice"
+    capture = { token = json("token") }
+  }
+  step "connect" {
+    target  = "chat"
+    connect = "/echo"
+    headers = { Authorization = "Bearer ${captured.token}" }
+  }
+  step "close" {
+    close = 1000
+  }
+}
+load {
+  stage {
+    duration = "500ms"
+    rate     = 40
+  }
+}
+`
+
+// A session's HTTP steps ride the loop's pool: 20 sessions log in over
+// the api target's 2 connections, kept alive from one login to the next,
+// so the server sees the logins come over no more than 2 connections,
+// and every session still logs in and upgrades with its own token.
+func TestWSHTTPLoginReusesPooledConnections(t *testing.T) {
+	ls := startLoginServer(t, nil)
+	s := compilePlan(t, fmt.Sprintf(pooledLoginPlan, ls.addr), nil)
+	rows, sum, dir := runWS(t, s)
+	checkSessionRows(t, s, rows)
+	if p := readMeta(t, dir).Protocols; p["api"]["http/1.1"] > 2 || p["chat"]["websocket"] != s.Count {
+		t.Fatalf("meta.json protocols %v: want at most 2 http/1.1 connections to api, %d websocket to chat", p, s.Count)
+	}
+	for k, rs := range rows {
+		if rs[0].Name != "s.login" || rs[0].Status != 200 || rs[1].Status != 101 {
+			t.Fatalf("slot %d rows %+v: want the login's 200, then the upgrade's 101", k, rs)
+		}
+	}
+	logins := ls.loginPeers()
+	if len(logins) > 2 || int64(len(logins)) >= s.Count {
+		t.Fatalf("%d sessions logged in over %d connections %v: want at most the target's 2", s.Count, len(logins), logins)
+	}
+	if ls.upgraded.Load() != s.Count || sum.Sessions.Completed != s.Count {
+		t.Fatalf("upgraded %d of %d, sessions %+v", ls.upgraded.Load(), s.Count, sum.Sessions)
 	}
 }

@@ -2,13 +2,6 @@
 
 package exec
 
-import (
-	"errors"
-	"sync/atomic"
-
-	"github.com/tressi/tressi/compile"
-)
-
-func (ex *executor) startWSLoops(int, []*wsProgram, func() compile.SlotSource, *atomic.Uint64, uint32) ([]*wsStats, error) {
-	return nil, errors.New("WebSocket sessions run on Linux only")
-}
+// WebSocket sessions run in the loop engine's loops, on Linux only: the
+// engine choice refuses them elsewhere (loopUnfit).
+type wsLoop struct{ stats *wsStats }

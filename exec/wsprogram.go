@@ -41,10 +41,9 @@ type wsStep struct {
 	needs    []int
 	each     []wsStep // for_each
 	rowsEach int64    // for_each: rows of one iteration
-	// An HTTP step before the connect: its captures, read from the
-	// response (wshttp_linux.go), and its think time.
-	httpCapture []capturer
-	think       int64
+	// http is an HTTP step before the connect, as an HTTP scenario's step
+	// (its request goes through the loop's pool: wsprelude_linux.go).
+	http *sessionStep
 }
 
 // wsAwait is a compiled await.
@@ -104,15 +103,12 @@ func (p *wsProgram) build(ex *executor, steps []compile.Step, id *int) ([]wsStep
 			p.connect = i
 		}
 		if st.Kind == plan.StepHTTP && st.Request >= 0 {
-			ws.think = int64(max(st.Think, 0))
-			for _, c := range st.Captures {
-				cp, err := newCapturer(c)
-				if err != nil {
-					return nil, fmt.Errorf("step %q: %w", st.Name, err)
-				}
-				ws.httpCapture = append(ws.httpCapture, cp)
-				p.captures = max(p.captures, c.Index+1)
+			ss, err := newSessionStep(ex, st)
+			if err != nil {
+				return nil, err
 			}
+			ws.http = &ss
+			p.captures = max(p.captures, ss.slots())
 		}
 		if st.Request >= 0 {
 			ws.req = &ex.reqs[st.Request]

@@ -21,13 +21,10 @@ const fdReserve = 64
 // connections is the most sessions it holds open at once (fewer when the
 // shard has fewer sessions).
 func checkWSResources(s *compile.Schedule, sessions int64) error {
+	// The soft limit as the process has it: raising it is the caller's
+	// (Go does at start-up; tressi's CLI again, see FileLimitWarning).
 	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < lim.Max {
-		// Go raises the soft limit at start-up; make sure, as it is free.
-		lim.Cur = lim.Max
-		_ = unix.Setrlimit(unix.RLIMIT_NOFILE, &lim)
-		_ = unix.Getrlimit(unix.RLIMIT_NOFILE, &lim)
-	}
+	_ = unix.Getrlimit(unix.RLIMIT_NOFILE, &lim)
 	lo, hi, portsErr := ephemeralPorts()
 	total := int64(0)
 	for _, t := range s.Targets {

@@ -18,8 +18,7 @@ func (l *wsLoop) armTimer(s *wsSession) {
 		l.setTimer(s, s.wakeAt)
 		return
 	case wsHTTPBusy:
-		l.setTimer(s, s.http.deadline)
-		return
+		return // its job times out in the loop (looptimeout_linux.go)
 	}
 	at := int64(-1)
 	if !s.blocked && s.wakeAt > l.now {
@@ -49,7 +48,7 @@ func (l *wsLoop) setTimer(s *wsSession, at int64) {
 		return
 	}
 	s.timerAt = at
-	l.timers.push(wsTimer{at: at, id: s.id, k: s.k})
+	l.timers.push(at, wsTimer{id: s.id, k: s.k})
 }
 
 // fireTimers handles every timer that is due: it takes them off the heap
@@ -58,17 +57,18 @@ func (l *wsLoop) setTimer(s *wsSession, at int64) {
 // for now.
 func (l *wsLoop) fireTimers() {
 	l.now = l.ex.clock.now()
-	for len(l.timers) > 0 && l.timers[0].at <= l.now {
+	for l.timers.len() > 0 && l.timers.top() <= l.now {
 		due := l.due[:0]
-		for len(l.timers) > 0 && l.timers[0].at <= l.now {
-			t := l.timers.pop()
+		for l.timers.len() > 0 && l.timers.top() <= l.now {
+			at, t := l.timers.pop()
 			l.touched += l.sess[t.id].touch()
-			due = append(due, t)
+			due = append(due, timed[wsTimer]{at, t})
 		}
 		l.due = due
-		for _, t := range due {
+		for _, d := range due {
+			t := d.v
 			s := l.sess[t.id]
-			if s.state == wsDone || s.k != t.k || s.timerAt != t.at {
+			if s.state == wsDone || s.k != t.k || s.timerAt != d.at {
 				continue // stale: the session moved on
 			}
 			s.timerAt = -1
@@ -95,11 +95,6 @@ func (l *wsLoop) timeout(s *wsSession) {
 		l.httpNext(s)
 		return
 	case wsHTTPBusy:
-		if l.now < s.http.deadline {
-			l.setTimer(s, s.http.deadline)
-			return
-		}
-		l.httpFailed(s, results.Timeout, nil)
 		return
 	case wsUpgrading:
 		if end := s.upgradeEnd(); l.now < end {
@@ -140,50 +135,12 @@ func (l *wsLoop) timeout(s *wsSession) {
 	l.step(s)
 }
 
-// wsTimer is one entry of the timer heap.
+// wsTimer is what a timer of the WebSocket sessions' heap stands for: a
+// session, as of its slot k (a stale entry names a slot the session no
+// longer runs).
 type wsTimer struct {
-	at int64
 	id int32
 	k  uint64
 }
 
-// wsTimers is a binary min-heap by instant, without container/heap's
-// interface boxing: a push allocates nothing once the slice has grown.
-type wsTimers []wsTimer
-
-func (h *wsTimers) push(t wsTimer) {
-	*h = append(*h, t)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p].at <= a[i].at {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
-	}
-}
-
-func (h *wsTimers) pop() wsTimer {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && a[l].at < a[m].at {
-			m = l
-		}
-		if r < n && a[r].at < a[m].at {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		a[m], a[i] = a[i], a[m]
-		i = m
-	}
-	*h = a
-	return top
-}
+type wsTimers = timerHeap[wsTimer]

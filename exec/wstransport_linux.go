@@ -3,49 +3,25 @@ package exec
 import (
 	"io"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
-	"github.com/tressi/tressi/tlsloop"
 )
 
-// wss:// sessions: the WebSocket loop drives the same transport seam as
-// the HTTP loop (transport.go), with crypto/tls from package tlsloop
+// wss:// sessions: the loop drives the same transport seam for them as
+// for https connections (transport.go), with crypto/tls from package tlsloop
 // between the socket and the frames. The connection opens in three steps,
 // each with its own state: the TCP connect (wsDialing), the TLS handshake
 // (wsHandshaking), then the HTTP upgrade (wsUpgrading). The connect
 // timeout covers the first two, counted from the dial, as for https.
 
-// wsTransport is the transport factory of a wss:// target's sessions, nil
-// for ws://. The configuration is the run's for that target (trust, client
-// certificate, server name, versions, the session cache shared by every
-// connection, the handshake counter of meta.json); a WebSocket upgrade is
-// HTTP/1.1, so ALPN offers nothing, as for HTTP/1.1 targets.
-func (ex *executor) wsTransport(t *compile.Target) transportFactory {
-	if ex.transport != nil {
-		return ex.transport
-	}
-	if t.Scheme != "https" {
-		return nil
-	}
-	cfg := ex.cl.tls[t.Name]
-	connect := t.ConnectTimeout
-	return func(wake func()) (transport, error) {
-		return tlsloop.Client(cfg, wake, time.Now().Add(connect)), nil
-	}
-}
-
-// woken looks again at the sessions whose transport moved on outside the
+// wokenID looks again at session id, whose transport moved on outside the
 // loop (a handshake that has bytes to send, or ended).
-func (l *wsLoop) woken() {
-	for _, id := range l.p.woken() {
-		if int(id) < len(l.sess) {
-			if s := l.sess[id]; s.tr != nil && s.state != wsDone {
-				l.pump(s)
-			}
+func (l *wsLoop) wokenID(id int32) {
+	if int(id) < len(l.sess) {
+		if s := l.sess[id]; s.tr != nil && s.state != wsDone {
+			l.pump(s)
 		}
 	}
 }
@@ -66,9 +42,9 @@ func (l *wsLoop) pump(s *wsSession) {
 			l.handshaking--
 			l.now = l.ex.clock.now()
 			s.connect = max(l.now-s.dialAt, 1)
-			l.opened(s)
+			l.upgrade(s)
 		}
-	case wsHTTPBusy, wsUpgrading, wsOpen, wsClosing:
+	case wsUpgrading, wsOpen, wsClosing:
 		l.arrived(-1)
 		l.plaintext(s)
 	}
@@ -77,26 +53,16 @@ func (l *wsLoop) pump(s *wsSession) {
 // flushTransport writes what the transport has for the socket; false once
 // the session ended.
 func (l *wsLoop) flushTransport(s *wsSession) bool {
-	for s.state != wsDone {
-		b := s.tr.Pending()
-		if len(b) == 0 {
-			l.setOut(s, false)
-			return true
-		}
-		n, errno := rawSend(s.fd, b)
-		switch errno {
-		case 0:
-			s.tr.Sent(n)
-		case unix.EINTR:
-		case unix.EAGAIN:
-			l.setOut(s, true)
-			return true
-		default:
-			l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
-			return false
-		}
+	if s.state == wsDone {
+		return false
 	}
-	return false
+	blocked, errno := sendPending(s.fd, s.tr)
+	if errno != 0 {
+		l.connLost(s, results.Reset, os.NewSyscallError("write", errno))
+		return false
+	}
+	l.setOut(s, blocked)
+	return true
 }
 
 // readTLS drains a wss:// session's socket into its transport, and what
@@ -183,10 +149,6 @@ func (l *wsLoop) dropTransport(s *wsSession) {
 // with err's text (for a tls error, why: unknown authority, name mismatch,
 // expired).
 func (l *wsLoop) connectError(s *wsSession, err error) {
-	if s.httpConn {
-		l.httpFailed(s, classify(err), err)
-		return
-	}
 	st := s.prog.connectStep()
 	kind := classify(err)
 	if l.ex.aborted.Load() {
@@ -203,10 +165,6 @@ func (l *wsLoop) connectError(s *wsSession, err error) {
 // upgrade (a TLS 1.3 server refusing the client's certificate says so on
 // the first read) it is the connect's error; later, the session's.
 func (l *wsLoop) connLostErr(s *wsSession, err error) {
-	if s.state == wsHTTPBusy {
-		l.httpFailed(s, classify(err), err)
-		return
-	}
 	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
 		l.connectError(s, asTLSError(err))
 		return

@@ -1,0 +1,33 @@
+package exec
+
+import (
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The timer heap pops instants in order, whatever order they were pushed
+// in, each with what was pushed with it.
+func TestTimerHeapOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ats := rapid.SliceOf(rapid.Int64Range(0, 1000)).Draw(t, "ats")
+		var h timerHeap[int32]
+		for i, at := range ats {
+			h.push(at, int32(i))
+		}
+		var got []int64
+		for h.len() > 0 {
+			at, i := h.pop()
+			if ats[i] != at {
+				t.Fatalf("popped %d with entry %d, pushed with %d", at, i, ats[i])
+			}
+			got = append(got, at)
+		}
+		want := slices.Clone(ats)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("popped %v, want %v", got, want)
+		}
+	})
+}
