@@ -56,8 +56,7 @@ localhost made at start and valid for a day. It writes that certificate to --ca-
 tls { ca_file }.`,
 		Example: "  tressi target\n" +
 			"  tressi target --addr 127.0.0.1:0\n" +
-			"  tressi target --tls --addr 127.0.0.1:8443 --ca-out ca.pem\n" +
-			"  tressi apply examples/http2.hcl --var base_url=https://127.0.0.1:8443 --var ca_file=ca.pem",
+			"  tressi target --tls --addr 127.0.0.1:8443 --ca-out ca.pem",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
