@@ -188,7 +188,7 @@ scenario "s" {
     connect = "/ws/echo"
   }
   step "idle" {
-    hold = "3s"
+    hold = "4500ms"
   }
   step "close" {
     close = 1001
@@ -205,10 +205,11 @@ load {
 // A held session answers the server's pings; the target drops a client
 // silent for its idle timeout, so a session that did not answer would end
 // in ws_closed instead of a clean close. The hold is three idle timeouts
-// long; the timeout is a whole second so that a loop starved by a busy
-// machine (the race detector, other tests) is not taken for a silent one.
+// long; the timeout is 1.5 s so that a loop starved by a busy machine (the
+// race detector, other tests: two suites at once once reset a session at
+// 1 s) is not taken for a silent one.
 func TestWSHoldAnswersPings(t *testing.T) {
-	addr := startTarget(t, testserver.Options{WSPingInterval: 100 * time.Millisecond, WSIdleTimeout: time.Second})
+	addr := startTarget(t, testserver.Options{WSPingInterval: 100 * time.Millisecond, WSIdleTimeout: 1500 * time.Millisecond})
 	s := compilePlan(t, fmt.Sprintf(holdPlan, addr), nil)
 	rows, sum, _ := runWS(t, s)
 	checkSessionRows(t, s, rows)
