@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/tressi/tressi/results"
 	"math"
 	"math/bits"
 	"slices"
@@ -199,18 +200,8 @@ func (h *Hist) Percentiles() Percentiles {
 		P50: at(0.50), P90: at(0.90), P95: at(0.95), P99: at(0.99), P999: at(0.999), Max: ms(h.Max)}
 }
 
-// Percentiles summarises a distribution in ms, with the keys of the
-// report's latency_ms.
-type Percentiles struct {
-	Count int64   `json:"count"`
-	Min   float64 `json:"min"`
-	Mean  float64 `json:"mean"`
-	P50   float64 `json:"p50"`
-	P90   float64 `json:"p90"`
-	P95   float64 `json:"p95"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p999"`
-	Max   float64 `json:"max"`
-}
+// Percentiles summarises a distribution in ms: the report's own type, so
+// the live view and the report print the same keys.
+type Percentiles = results.Percentiles
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
