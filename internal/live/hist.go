@@ -1,10 +1,11 @@
 package live
 
 import (
-	"github.com/tressi/tressi/results"
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/tressi/tressi/results"
 )
 
 // Hist is a latency distribution kept sparse: only the buckets that hold a
