@@ -183,30 +183,42 @@ func TestXLSXOpensWithoutExcelize(t *testing.T) {
 	}
 }
 
-// TestHTMLRendersChartsInChromium loads the page in a real browser with the
-// network off and checks the script drew every chart.
-func TestHTMLRendersChartsInChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
+// skipWithoutChromium skips where Debian's chromium is missing.
+func skipWithoutChromium(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("chromium"); err != nil {
 		t.Skip("chromium is not on PATH (CI installs it)")
 	}
-	rep := buildFixture(t, Options{Baseline: []string{writeRun(t, synth.Spec{Rows: 10_000, Seed: 12, Rate: 2000})}})
+}
+
+// chromiumDOM renders rep as HTML, loads it in headless Chromium with the
+// network off, and returns the DOM its scripts left, and what Chromium said.
+func chromiumDOM(t *testing.T, rep *Report) (dom, stderr string) {
+	t.Helper()
 	page := filepath.Join(t.TempDir(), "report.html")
 	if err := os.WriteFile(page, render(t, rep, HTML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	cmd := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
 		"--dump-dom", "file://"+page)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	dom, err := cmd.Output()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+		t.Fatalf("chromium: %v\n%s", err, errb.String())
 	}
-	s := string(dom)
+	return string(out), errb.String()
+}
+
+// TestHTMLRendersChartsInChromium loads the page in a real browser with the
+// network off and checks the script drew every chart.
+func TestHTMLRendersChartsInChromium(t *testing.T) {
+	skipWithoutChromium(t)
+	rep := buildFixture(t, Options{Baseline: []string{writeRun(t, synth.Spec{Rows: 10_000, Seed: 12, Rate: 2000})}})
+	s, stderr := chromiumDOM(t, rep)
 	if !strings.Contains(s, `data-rendered="true"`) {
-		t.Fatalf("the page's script did not finish; stderr:\n%s", stderr.String())
+		t.Fatalf("the page's script did not finish; stderr:\n%s", stderr)
 	}
 	for _, chart := range []string{"latency", "throughput", "distribution", "status"} {
 		if !strings.Contains(s, `data-chart="`+chart+`"`) {

@@ -1,12 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,27 +53,11 @@ func TestHTMLCarriesTheLiveView(t *testing.T) {
 // In headless Chromium the report draws the dashboard's charts, and their
 // table says what the report says.
 func TestHTMLDrawsLiveChartsInChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium is not on PATH (CI installs it)")
-	}
+	skipWithoutChromium(t)
 	rep := twoShards(t)
-	page := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(page, render(t, rep, HTML), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--dump-dom", "file://"+page)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	s := string(dom)
+	s, stderr := chromiumDOM(t, rep)
 	if !strings.Contains(s, `data-live-rendered="true"`) || !strings.Contains(s, `data-rendered="true"`) {
-		t.Fatalf("the report's scripts did not both finish; stderr:\n%s", stderr.String())
+		t.Fatalf("the report's scripts did not both finish; stderr:\n%s", stderr)
 	}
 	for _, chart := range []string{"rate", "latency", "service", "sendlag"} {
 		m := regexp.MustCompile(`data-chart="` + chart + `"[^>]*data-points="(\d+)"`).FindStringSubmatch(s)
