@@ -29,11 +29,11 @@ import (
 // The files of the loop, by concern (see the package comment for the
 // seams between them):
 //
-//	poller_linux.go       epoll and the raw system calls
+//	sys/poller_linux.go   epoll and the raw system calls (package sys)
 //	loop_linux.go         the loop: building, waiting, dispatching events
 //	loopconn_linux.go     a connection's state machine
 //	transport.go          the transport seam (plain sockets, TLS)
-//	loopcodec_linux.go    the codec seam (HTTP/1.1 framing)
+//	loopcodec_linux.go    HTTP/1.1 framing; looph2_linux.go HTTP/2's
 //	loopopen_linux.go     the open model's driver
 //	loopclosed_linux.go   the closed model's driver
 //	looptimeout_linux.go  timeouts, stops and aborts

@@ -8,25 +8,16 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// codec frames one protocol's exchanges over a connection's plaintext: the
-// loop moves bytes, a codec knows where a request's bytes come from and
-// where a response ends. HTTP/1.1 (h1Codec) carries one exchange at a
-// time; a codec for a protocol with many exchanges in flight on one
-// connection (HTTP/2 streams, WebSocket messages) keeps its own table of
-// the jobs it carries and reports each completion the way h1Codec reports
-// its one (see the package comment).
-type codec interface {
-	// begin readies the codec for the connection's job and returns the
-	// bytes that send it, valid until the next begin.
-	begin(l *evloop, c *lconn) []byte
-	// decode takes bytes read from the connection and says how many it
-	// used and whether they completed the exchange.
-	decode(in []byte) (used int, done bool, err error)
-	// eof: the peer closed; whether that completed the exchange.
-	eof() (done bool, err error)
-	// response is the completed exchange, valid until the next begin.
-	response() *lresponse
-}
+// A connection frames its exchanges in one of two concrete kinds, set when
+// it connects and switched on wherever the loop hands it bytes or ends it
+// (write, decode, eof, fail, closeConn: c.mux != nil), so no read goes
+// through an interface. HTTP/1.1 (h1Codec, c.h1) carries one exchange at a
+// time: its begin gives the bytes that send the job, decode says how many
+// read bytes it used and whether they completed the exchange, eof whether
+// the peer's close did, and response is the completed exchange, valid
+// until the next begin. HTTP/2 (h2mux, c.mux) carries many, keeping its own
+// table of the jobs in flight and reporting each completion the way
+// h1Codec reports its one. A new protocol is a new kind beside these two.
 
 // lresponse is what a completed exchange leaves for its row and sample.
 type lresponse struct {
@@ -134,7 +125,7 @@ type sampleMemo struct{ ep, status uint16 }
 // keep decides how much of j's response, of this status, to keep: for a
 // sample (the first of its kind) its head and the sample's prefix of its
 // body; for a session step's captures its head or the capture limit's
-// prefix of its body. Every codec asks it once per response.
+// prefix of its body. Both kinds ask it once per response.
 func (m *sampleMemo) keep(l *evloop, j *ljob, status int) (keep int, keepHead, sampled bool) {
 	if st := j.st; st != nil && len(st.Capture) > 0 {
 		keepHead = st.ReadsHead

@@ -40,7 +40,7 @@ type lconn struct {
 	pending  []byte // the job's bytes not yet written (or given to the transport)
 	rbuf     []byte
 	rlen     int
-	codec    codec
+	h1       *h1Codec      // HTTP/1.1 framing, while mux is nil
 	tr       run.Transport // nil: plain socket
 	mux      *h2mux        // an HTTP/2 connection's streams; nil: one job at a time
 	// connect is how long opening the connection took (connect, and the
@@ -122,7 +122,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		l.free = l.free[:n-1]
 	} else {
 		c = &lconn{id: int32(len(l.conns)), rbuf: make([]byte, readBuf)}
-		c.codec = newH1Codec(l, c)
+		c.h1 = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
 	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.served, c.connect, c.mux = fd, t, 0, false, nil, -1, false, false, 0, nil
@@ -209,7 +209,7 @@ func (l *evloop) begin(c *lconn, j ljob) {
 
 // prepare readies c's request bytes and its codec for its job.
 func (l *evloop) prepare(c *lconn) {
-	c.pending = c.codec.begin(l, c)
+	c.pending = c.h1.begin(l, c)
 	c.sent, c.out, c.in = -1, 0, 0
 }
 
@@ -362,7 +362,7 @@ func (l *evloop) decode(c *lconn, full bool) bool {
 	if c.mux != nil {
 		return l.muxDecode(c, full)
 	}
-	used, done, err := c.codec.decode(c.rbuf[:c.rlen])
+	used, done, err := c.h1.decode(c.rbuf[:c.rlen])
 	if err != nil {
 		l.fail(c, err)
 		return false

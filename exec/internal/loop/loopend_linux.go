@@ -21,7 +21,7 @@ func (l *evloop) eof(c *lconn) {
 		l.fail(c, io.ErrUnexpectedEOF)
 		return
 	}
-	done, err := c.codec.eof()
+	done, err := c.h1.eof()
 	if err != nil {
 		l.fail(c, err)
 		return
@@ -36,7 +36,7 @@ func (l *evloop) eof(c *lconn) {
 func (l *evloop) complete(c *lconn, done int64) {
 	l.whole(c)
 	j := c.job
-	resp := c.codec.response()
+	resp := c.h1.response()
 	// Bytes beyond the response (we never pipeline) mean the server and the
 	// framing disagree, and a server that answered before reading the
 	// whole request (a 413, say) has the rest of it still coming: either
