@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/sys"
 )
 
 // fdReserve is what the process needs besides its connections: the
@@ -23,8 +22,7 @@ const fdReserve = 64
 func checkWSResources(s *compile.Schedule, sessions int64) error {
 	// The soft limit as the process has it: raising it is the caller's
 	// (Go does at start-up; tressi's CLI again, see FileLimitWarning).
-	var lim unix.Rlimit
-	_ = unix.Getrlimit(unix.RLIMIT_NOFILE, &lim)
+	soft, hard := sys.FileLimit()
 	lo, hi, portsErr := ephemeralPorts()
 	total := int64(0)
 	for _, t := range s.Targets {
@@ -44,9 +42,9 @@ func checkWSResources(s *compile.Schedule, sessions int64) error {
 				t.Name, need, ports, lo, hi, addrs, ports*addrs, hint)
 		}
 	}
-	if lim.Cur > 0 && uint64(total)+fdReserve > lim.Cur {
+	if soft > 0 && uint64(total)+fdReserve > soft {
 		return fmt.Errorf("the targets may hold %d connections at once, but this process may open %d descriptors (ulimit -n; hard limit %d) and needs %d besides: lower connections to %d, raise the limit, or split the run into shards (--shard i/n) on several processes or machines",
-			total, lim.Cur, lim.Max, fdReserve, int64(lim.Cur)-fdReserve)
+			total, soft, hard, fdReserve, int64(soft)-fdReserve)
 	}
 	return nil
 }

@@ -4,3 +4,6 @@ package sys
 
 // RaiseFileLimit knows no limit on this system.
 func RaiseFileLimit() (uint64, bool) { return 0, false }
+
+// FileLimit is unknown on this system.
+func FileLimit() (soft, hard uint64) { return 0, 0 }

@@ -19,3 +19,13 @@ func RaiseFileLimit() (uint64, bool) {
 	}
 	return uint64(r.Cur), true
 }
+
+// FileLimit is RLIMIT_NOFILE as the process has it, soft and hard; 0, 0
+// when it cannot be read.
+func FileLimit() (soft, hard uint64) {
+	var r unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &r) != nil {
+		return 0, 0
+	}
+	return uint64(r.Cur), uint64(r.Max)
+}
