@@ -10,7 +10,7 @@
 //
 //   - loop: an epoll event loop per spare core on raw sockets, whose
 //     connections speak HTTP/1.1, HTTP/2 or WebSocket; its transport seam
-//     carries TLS and its codec seam frames the exchanges.
+//     carries TLS, and each connection's framing is a concrete kind.
 //   - fast: lock-free fasthttp workers, the engine where epoll is missing.
 //   - run: what both engines share of one run: the executor, row sinks,
 //     thresholds, prepared requests, clients, session programs.
