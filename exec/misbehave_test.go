@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -17,50 +16,6 @@ import (
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/results"
 )
-
-// rawServer answers each request it reads on a loopback port with reply,
-// which writes whatever it likes on the raw connection and says whether
-// the connection stays open.
-func rawServer(t *testing.T, reply func(c net.Conn, req *http.Request) (keep bool)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					if !reply(c, req) {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
-func write(c net.Conn, parts ...string) {
-	for _, p := range parts {
-		if p == "<pause>" {
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		c.Write([]byte(p))
-	}
-}
 
 // The engines must agree on what a misbehaving server did: every case runs
 // through both, one row per slot, with the error word and status a user

@@ -9,76 +9,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/exec/internal/loop"
-	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
 	"github.com/valyala/fasthttp"
 )
-
-// compilePlan loads and compiles a plan from source, with the given extra
-// files (CSV data) beside it.
-func compilePlan(t *testing.T, src string, files map[string]string) *compile.Schedule {
-	t.Helper()
-	fsys := fstest.MapFS{"tressi.hcl": {Data: []byte(src)}}
-	for name, data := range files {
-		fsys[name] = &fstest.MapFile{Data: []byte(data)}
-	}
-	p, _, diags := plan.Load(plan.Options{Path: "tressi.hcl", FS: fsys})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	s, diags := compile.Compile(p)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return s
-}
-
-// namedRow is a result row with its endpoint's name.
-type namedRow struct {
-	results.Row
-	Name string
-}
-
-// sessionRows reads a run's rows grouped by slot in send order, and its metadata.
-func sessionRows(t *testing.T, dir string) (map[uint64][]namedRow, results.Meta) {
-	t.Helper()
-	r, err := results.Open(filepath.Join(dir, ResultsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	bySlot := map[uint64][]namedRow{}
-	for {
-		b, ok := r.Next()
-		if !ok {
-			break
-		}
-		for i := 0; i < b.Len; i++ {
-			kind, _ := results.ParseErrorKind(b.ErrorNames[b.Error[i]])
-			var connect int64
-			if b.Connect != nil { // the column is left out of batches without a connect time
-				connect = b.Connect[i]
-			}
-			bySlot[b.Slot[i]] = append(bySlot[b.Slot[i]], namedRow{Name: b.EndpointNames[b.Endpoint[i]], Row: results.Row{
-				Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
-				Service: b.Service[i], Status: b.Status[i], Error: kind, Connect: connect,
-				BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i]}})
-		}
-	}
-	if r.Err() != nil || r.Truncated != nil {
-		t.Fatalf("reading results: %v / %v", r.Err(), r.Truncated)
-	}
-	for _, rows := range bySlot {
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Scheduled < rows[j].Scheduled })
-	}
-	return bySlot, r.Meta
-}
 
 const loginPlan = `
 target "api" {
@@ -471,17 +407,5 @@ load {
 	}
 	if len(bySlot) != 100 || notSent < 70 {
 		t.Fatalf("%d slots with rows, %d not sent; want 100 and most of them", len(bySlot), notSent)
-	}
-}
-
-// forEngines runs a scenario test on every engine this OS has: scenarios
-// give the same rows on both.
-func forEngines(t *testing.T, test func(t *testing.T, engine string)) {
-	engines := []string{EngineFasthttp}
-	if loop.LoopSupported() {
-		engines = append(engines, EngineLoop)
-	}
-	for _, engine := range engines {
-		t.Run(engine, func(t *testing.T) { test(t, engine) })
 	}
 }

@@ -1,22 +1,14 @@
 package exec
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -26,85 +18,6 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 )
-
-// pki is a private CA made for one test, with its certificate in a file.
-type pki struct {
-	dir    string
-	ca     *x509.Certificate
-	key    *ecdsa.PrivateKey
-	caFile string
-	serial int64
-}
-
-func newPKI(t *testing.T) *pki {
-	t.Helper()
-	p := &pki{dir: t.TempDir(), serial: 1}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "tressi test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.ca, _ = x509.ParseCertificate(der)
-	p.key = key
-	p.caFile = p.write(t, "ca.pem", "CERTIFICATE", der)
-	return p
-}
-
-func (p *pki) write(t *testing.T, name, kind string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(p.dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// issue signs a certificate for names (DNS names or IPs), valid from
-// notBefore to notAfter, for a server or a client.
-func (p *pki) issue(t *testing.T, names []string, notBefore, notAfter time.Time, client bool) (tls.Certificate, *x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.serial++
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: names[0]},
-		NotBefore: notBefore, NotAfter: notAfter, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	if client {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	}
-	for _, n := range names {
-		if ip := net.ParseIP(n); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, n)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, _ := x509.ParseCertificate(der)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, leaf, key
-}
-
-// clientFiles issues a client certificate and writes it and its key.
-func (p *pki) clientFiles(t *testing.T) (certFile, keyFile string) {
-	t.Helper()
-	_, leaf, key := p.issue(t, []string{"tressi client"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), true)
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.write(t, "client.pem", "CERTIFICATE", leaf.Raw), p.write(t, "client-key.pem", "EC PRIVATE KEY", kder)
-}
 
 // tlsServer is a real HTTPS server on loopback; it counts the requests it
 // answered and the connections it accepted.
@@ -145,33 +58,6 @@ func httpsSchedule(addr string, n int, interval time.Duration, tt compile.Target
 	// Handshakes on a busy 2-core machine under -race take their time.
 	s.Targets[0].ConnectTimeout, s.Targets[0].Timeout = 15*time.Second, 20*time.Second
 	return s
-}
-
-func readMeta(t *testing.T, dir string) Meta {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func readSampleFile(t *testing.T, dir string) []results.Sample {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, SamplesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ss, err := results.ReadSamples(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ss
 }
 
 // warmedConns is how many connections the run opened before instant zero.

@@ -3,57 +3,13 @@ package exec
 import (
 	"context"
 	"fmt"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
 )
-
-// startTarget runs the built-in target (its WebSocket routes) on loopback.
-func startTarget(t *testing.T, opts testserver.Options) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := testserver.New(opts)
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String()
-}
-
-func runWS(t *testing.T, s *compile.Schedule) (map[uint64][]namedRow, *results.WebSocketSummary, string) {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Run(context.Background(), s, Options{OutDir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := sessionRows(t, dir)
-	sum, err := results.ReadWebSocketSummary(dir)
-	if err != nil || sum == nil {
-		t.Fatalf("websocket.json: %v", err)
-	}
-	return rows, sum, dir
-}
-
-// checkSessionRows: every session slot has exactly the rows its program
-// schedules, whatever happened to it.
-func checkSessionRows(t *testing.T, s *compile.Schedule, rows map[uint64][]namedRow) {
-	t.Helper()
-	if int64(len(rows)) != s.Count {
-		t.Fatalf("%d slots have rows, the schedule has %d", len(rows), s.Count)
-	}
-	for k, rs := range rows {
-		e := &s.Entries[s.Pick(k)]
-		if want := compile.SessionRows(e); int64(len(rs)) != want {
-			t.Fatalf("slot %d has %d rows, its session schedules %d: %+v", k, len(rs), want, rs)
-		}
-	}
-}
 
 const outOfOrderPlan = `
 target "t" {

@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
 )
 
@@ -92,22 +91,5 @@ func TestWSClosedModelCutsAtUserStop(t *testing.T) {
 	}
 	if kinds["s.close:not_sent"] == 0 || kinds["s.connect:"] == 0 || most.Load() > 2 {
 		t.Fatalf("rows %v, %d connections at once (want at most 2)", kinds, most.Load())
-	}
-}
-
-// checkClosedSessionRows: in the closed model the sessions are numbered as
-// they start; each has exactly the rows its program schedules.
-func checkClosedSessionRows(t *testing.T, s *compile.Schedule, rows map[uint64][]namedRow) {
-	t.Helper()
-	if len(rows) == 0 {
-		t.Fatal("no session ran")
-	}
-	for k, rs := range rows {
-		if want := compile.SessionRows(&s.Entries[s.Pick(k)]); int64(len(rs)) != want {
-			t.Fatalf("session %d has %d rows, its program schedules %d: %+v", k, len(rs), want, rs)
-		}
-		if k >= uint64(len(rows)) {
-			t.Fatalf("session numbers are not 0..%d: %d", len(rows)-1, k)
-		}
 	}
 }

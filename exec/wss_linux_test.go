@@ -5,19 +5,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"io"
-	"log"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
@@ -43,46 +37,6 @@ func startTLSTarget(t *testing.T, cfg *tls.Config) string {
 // connections it upgraded.
 func startCoderEcho(t *testing.T, cfg *tls.Config, conns *atomic.Int64) string {
 	return startCoderEchoLive(t, cfg, conns, nil)
-}
-
-// startCoderEchoLive is startCoderEcho that also keeps in most the most
-// connections it held at once.
-func startCoderEchoLive(t *testing.T, cfg *tls.Config, conns, most *atomic.Int64) string {
-	t.Helper()
-	var live atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		conns.Add(1)
-		if most != nil {
-			n := live.Add(1)
-			defer live.Add(-1)
-			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-			}
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-		defer cancel()
-		for {
-			typ, data, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			if err := c.Write(ctx, typ, data); err != nil {
-				return
-			}
-		}
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // failed handshakes are some tests' point
-	if cfg == nil {
-		srv.Start()
-	} else {
-		srv.TLS = cfg
-		srv.StartTLS()
-	}
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().String()
 }
 
 // wssPlan: sessions that connect over wss://, send three echoed messages
