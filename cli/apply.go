@@ -85,12 +85,9 @@ func newApply(e *env) *cobra.Command {
 			}
 			defer cleanup()
 			if p, files, diags := searchPlanAt(e, path, &f); p != nil {
-				if lf.any() {
-					return withCode(ExitInvalid, fmt.Errorf("--dashboard, --metrics and --remote-write do not watch a capacity search yet; run the search without them, or apply one probe's rate as a plain plan to watch it"))
-				}
 				opt.OutDir = out
 				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
-				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet})
+				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet, live: &lf})
 			}
 			s, tplan, sensitive, err := loadSchedule(e, path, &f, !quiet && !f.json)
 			if err != nil {

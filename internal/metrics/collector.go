@@ -57,6 +57,7 @@ var help = map[string]string{
 	OpenConnections: "Connections the loop engine opened (0 on the fasthttp engine).",
 	OfferedRate:     "Requests due per second in the last whole interval.",
 	AchievedRate:    "Responses completed per second in the last whole interval.",
+	SearchProbeRate: "A capacity search's probe running now: its rate in req/s (users in the closed model); 0 between probes.",
 }
 
 // Server serves /metrics.

@@ -21,6 +21,7 @@ const (
 	OpenConnections  = "tressi_open_connections"
 	OfferedRate      = "tressi_offered_rate"
 	AchievedRate     = "tressi_achieved_rate"
+	SearchProbeRate  = "tressi_search_probe_rate"
 	labelRunID       = "run_id"
 	labelPlan        = "plan"
 	labelShard       = "shard"
@@ -78,12 +79,20 @@ type Snapshot struct {
 	// OfferedRate and AchievedRate are the last whole interval's requests
 	// due and responses completed, per second.
 	OfferedRate, AchievedRate float64
+	// Search says the run is a capacity search: ProbeRate is then the
+	// value of the probe running now (0 between probes).
+	Search    bool
+	ProbeRate float64
 }
 
 // gauges are the snapshot's gauges by metric name.
 func (s *Snapshot) gauges() map[string]float64 {
-	return map[string]float64{SendLag: s.SendLag, OpenConnections: s.Connections,
+	g := map[string]float64{SendLag: s.SendLag, OpenConnections: s.Connections,
 		OfferedRate: s.OfferedRate, AchievedRate: s.AchievedRate}
+	if s.Search {
+		g[SearchProbeRate] = s.ProbeRate
+	}
+	return g
 }
 
 // Take reads a snapshot of v.
@@ -121,6 +130,7 @@ func Take(v *live.View, l *Labels) Snapshot {
 	}
 	g := v.LastGauges()
 	s.SendLag, s.Connections = float64(g.SendLag)/1e9, float64(g.Connections)
+	s.Search, s.ProbeRate = v.Run().Search != nil, g.ProbeRate
 	// The last interval that has ended: the current one is still filling.
 	for k := len(ivs) - 1; k >= 0; k-- {
 		if iv := &ivs[k]; iv.Start+iv.Width <= g.T || v.Run().State == live.StateEnded {
