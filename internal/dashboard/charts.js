@@ -52,8 +52,8 @@ function draw() {
   const ivs = [...view.intervals.values()].sort((a, b) => a.t_ns - b.t_ns);
   const t = iv => (iv.t_ns + iv.w_ns) / 1e9;
   const perSec = (iv, n) => n / (iv.w_ns / 1e9);
-  const lat = ivs.map(iv => merge((iv.endpoints || []).map(e => e.latency)));
-  const svc = ivs.map(iv => merge((iv.endpoints || []).map(e => e.service)));
+  const lat = ivs.map(iv => merge((iv.series || []).map(s => s.latency)));
+  const svc = ivs.map(iv => merge((iv.series || []).map(s => s.service)));
   const pct = (hs, q) => hs.map((h, k) => [t(ivs[k]), quantile(h, q)]);
   const rate = [
     { name: "offered", points: ivs.map(iv => [t(iv), perSec(iv, iv.due)]) },
@@ -82,7 +82,9 @@ function draw() {
   chart("errors", [...kinds].sort().map(k => ({ name: k, points: errs.map((m, i) => [t(ivs[i]), m[k] || 0]) })));
   const lag = ivs.map(iv => merge([iv.send_lag]));
   chart("sendlag", [{ name: "p99", points: pct(lag, 0.99) }, { name: "max", points: pct(lag, 1) }]);
-  chart("connections", [{ name: "opened", points: view.gauges.map(g => [g.t_ns / 1e9, g.connections]) }]);
+  const gauge = key => view.gauges.map(g => [g.t_ns / 1e9, g[key] || 0]);
+  chart("connections", [{ name: "open connections", points: gauge("connections") },
+    { name: "active sessions", points: gauge("sessions") }, { name: "in flight", points: gauge("in_flight") }]);
   drawTotals();
   document.body.dataset.liveRendered = "true";
   document.body.dataset.state = view.run.state || "";

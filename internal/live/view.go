@@ -52,12 +52,18 @@ const (
 
 // GaugePoint is a run's gauges at one instant (exec.Gauges).
 type GaugePoint struct {
-	T           int64 `json:"t_ns"` // the run's clock
-	Sent        int64 `json:"sent"`
-	Done        int64 `json:"done"`
-	Failed      int64 `json:"failed"`
-	SendLag     int64 `json:"send_lag_ns"` // the largest of the recorder's last second
-	Connections int64 `json:"connections"` // opened so far (loop engine)
+	T       int64 `json:"t_ns"` // the run's clock
+	Sent    int64 `json:"sent"`
+	Done    int64 `json:"done"`
+	Failed  int64 `json:"failed"`
+	SendLag int64 `json:"send_lag_ns"` // the largest of the recorder's last second
+	// Connections are open now, Opened were opened so far; Sessions are
+	// the scenario sessions (open model) or users (closed model) active
+	// now; InFlight the requests sent and not yet answered.
+	Connections int64 `json:"connections"`
+	Opened      int64 `json:"connections_opened"`
+	Sessions    int64 `json:"sessions"`
+	InFlight    int64 `json:"in_flight"`
 	// ProbeRate is the value of a capacity search's probe running now
 	// (req/s, or users in the closed model); 0 between probes and in any
 	// other run.

@@ -26,7 +26,7 @@ func TestGrafanaDashboardQueriesTheseNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	exported := []string{RequestsTotal, RequestDuration, ServiceDuration, SendLag, OpenConnections, OfferedRate, AchievedRate,
-		SearchProbeRate}
+		SearchProbeRate, ActiveSessions, InFlight}
 	used := map[string]bool{}
 	name := regexp.MustCompile(`tressi_[a-z_]+`)
 	for _, p := range dash.Panels {
