@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -233,11 +231,11 @@ func TestDashboardOfASearch(t *testing.T) {
 	probeRate := regexp.MustCompile(`(?m)^tressi_search_probe_rate\{[^}]*\} (\S+)$`)
 	var running, scraped string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && (running == "" || scraped == ""); time.Sleep(50 * time.Millisecond) {
-		if m := probeRate.FindStringSubmatch(httpGet(t, metricsURL[1])); m != nil && m[1] != "0" {
+		if m := probeRate.FindStringSubmatch(get(t, metricsURL[1])); m != nil && m[1] != "0" {
 			scraped = m[1]
 		}
 		var state struct{ Run live.RunInfo }
-		if err := json.Unmarshal([]byte(httpGet(t, url+"state")), &state); err != nil {
+		if err := json.Unmarshal([]byte(get(t, url+"state")), &state); err != nil {
 			t.Fatal(err)
 		}
 		if s := state.Run.Search; s != nil && len(s.Probes) > 0 && s.Probes[len(s.Probes)-1].Verdict == search.VerdictRunning {
@@ -254,7 +252,7 @@ func TestDashboardOfASearch(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the search did not end; stderr:\n%s", stderr.String())
 		}
-		if err := json.Unmarshal([]byte(httpGet(t, url+"state")), &state); err != nil {
+		if err := json.Unmarshal([]byte(get(t, url+"state")), &state); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -285,19 +283,4 @@ func TestDashboardOfASearch(t *testing.T) {
 			t.Errorf("the page's probe table lacks %s", row)
 		}
 	}
-}
-
-// httpGet is the body at url.
-func httpGet(t *testing.T, url string) string {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -104,8 +104,12 @@ function drawTotals() {
   if (tot && run.slots) text += " · " + tot.requests + " of " + run.slots + " slots recorded";
   el("progress-text").textContent = text;
   el("progress").style.width = (planned ? Math.min(100, 100 * elapsed / planned) : 0) + "%";
-  if (!tot) return;
   const set = (id, v) => { el(id).textContent = v; };
+  if (g) {
+    set("g-connections", g.connections || 0); set("g-sessions", g.sessions || 0); set("g-in-flight", g.in_flight || 0);
+    set("g-send-lag", (g.send_lag_ns / 1e6).toFixed(3));
+  }
+  if (!tot) return;
   set("t-requests", tot.requests); set("t-ok", tot.ok); set("t-errors", tot.errors); set("t-not-sent", tot.not_sent);
   const p = tot.latency_ms;
   set("t-p50", p.count ? p.p50.toFixed(3) : "-"); set("t-p99", p.count ? p.p99.toFixed(3) : "-"); set("t-max", p.count ? p.max.toFixed(3) : "-");

@@ -220,15 +220,9 @@ func checkSeriesAgainstRows(t *testing.T, ivs []live.Interval, path string) {
 		t.Fatal(err)
 	}
 	got := map[seriesKey]*live.Series{}
-	for k := range ivs {
-		for j := range ivs[k].Series {
-			sr := &ivs[k].Series[j]
-			key := seriesKey{sr.Endpoint, sr.Error, sr.Status}
-			if got[key] == nil {
-				got[key] = &live.Series{Endpoint: sr.Endpoint, Status: sr.Status, Error: sr.Error}
-			}
-			got[key].Add(sr)
-		}
+	sums := live.SumSeries(ivs)
+	for j := range sums {
+		got[seriesKey{sums[j].Endpoint, sums[j].Error, sums[j].Status}] = &sums[j]
 	}
 	if len(got) != len(truth) || len(truth) < 3 {
 		t.Errorf("%d live series, %d in the rows (the plan meant ok answers, 404s and timeouts)", len(got), len(truth))

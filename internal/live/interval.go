@@ -64,13 +64,7 @@ func compareSeries(a, b Series) int {
 // Merge adds o (of the same or a later part of a wider interval) to iv.
 func (iv *Interval) Merge(o *Interval) {
 	iv.Due += o.Due
-	for _, s := range o.Series {
-		p, found := slices.BinarySearchFunc(iv.Series, s, compareSeries)
-		if !found {
-			iv.Series = slices.Insert(iv.Series, p, Series{Endpoint: s.Endpoint, Status: s.Status, Error: s.Error})
-		}
-		iv.Series[p].Add(&s)
-	}
+	iv.Series = SumSeries([]Interval{{Series: iv.Series}, *o})
 	iv.SendLag.Merge(&o.SendLag)
 }
 
@@ -81,6 +75,23 @@ func (iv *Interval) Clone() Interval {
 		c.Series = append(c.Series, iv.Series[k].Clone())
 	}
 	return c
+}
+
+// SumSeries sums each (endpoint, status, error) over ivs: what the run
+// did so far by series, sorted as an interval's.
+func SumSeries(ivs []Interval) []Series {
+	var out []Series
+	for k := range ivs {
+		for j := range ivs[k].Series {
+			s := &ivs[k].Series[j]
+			p, found := slices.BinarySearchFunc(out, *s, compareSeries)
+			if !found {
+				out = slices.Insert(out, p, Series{Endpoint: s.Endpoint, Status: s.Status, Error: s.Error})
+			}
+			out[p].Add(s)
+		}
+	}
+	return out
 }
 
 // Completed is the responses that ended in the interval.

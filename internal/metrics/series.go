@@ -4,8 +4,6 @@
 package metrics
 
 import (
-	"cmp"
-	"maps"
 	"math"
 	"slices"
 
@@ -103,30 +101,12 @@ func (s *Snapshot) gauges() map[string]float64 {
 func Take(v *live.View, l *Labels) Snapshot {
 	ivs := v.Intervals()
 	var s Snapshot
-	type key struct {
-		endpoint, err string
-		status        int
-	}
-	sums := map[key]*live.Series{}
-	for k := range ivs {
-		for i := range ivs[k].Series {
-			sr := &ivs[k].Series[i]
-			kk := key{sr.Endpoint, sr.Error, sr.Status}
-			if sums[kk] == nil {
-				sums[kk] = &live.Series{Endpoint: sr.Endpoint, Status: sr.Status, Error: sr.Error}
-			}
-			sums[kk].Add(sr)
-		}
-	}
-	keys := slices.SortedFunc(maps.Keys(sums), func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.endpoint, b.endpoint), cmp.Compare(a.status, b.status), cmp.Compare(a.err, b.err))
-	})
-	for _, k := range keys {
-		sr, target := sums[k], l.Targets[k.endpoint]
-		s.Requests = append(s.Requests, Counter{Target: target, Endpoint: k.endpoint, Status: k.status, Error: k.err, Value: sr.Requests})
+	for _, sr := range live.SumSeries(ivs) {
+		target := l.Targets[sr.Endpoint]
+		s.Requests = append(s.Requests, Counter{Target: target, Endpoint: sr.Endpoint, Status: sr.Status, Error: sr.Error, Value: sr.Requests})
 		if sr.Latency.Count > 0 { // no response, no histogram
-			s.Request = append(s.Request, classic(target, sr, &sr.Latency))
-			s.Service = append(s.Service, classic(target, sr, &sr.Service))
+			s.Request = append(s.Request, classic(target, &sr, &sr.Latency))
+			s.Service = append(s.Service, classic(target, &sr, &sr.Service))
 		}
 	}
 	g := v.LastGauges()
