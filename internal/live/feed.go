@@ -94,5 +94,5 @@ func (f *Feed) publishNow(end bool) {
 
 func pointOf(g *exec.Gauges, probeRate float64) GaugePoint {
 	return GaugePoint{T: g.Now, Sent: g.Sent, Done: g.Done, Failed: g.Failed, SendLag: g.SendLag,
-		Opened: g.Connections, ProbeRate: probeRate}
+		Connections: g.Connections, Opened: g.Opened, Sessions: g.Sessions, InFlight: g.InFlight, ProbeRate: probeRate}
 }
