@@ -53,7 +53,8 @@ func newApply(e *env) *cobra.Command {
 			"exits at once. Exit 2 when a threshold failed or ended the run early, or when not one\n" +
 			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).\n" +
 			"A plan whose load has a search block runs its probes instead, into one run directory\n" +
-			"(search.json + probe-NN/), and prints max_rate; exit 2 when no probe passed.",
+			"(search.json + probe-NN/), and prints max_rate; exit 2 when no probe passed; --dashboard,\n" +
+			"--metrics and --remote-write show the probes one after another, with the probe table.",
 		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
 			"  tressi apply run.tplan -o runs/today -q\n" +
 			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +

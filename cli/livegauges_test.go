@@ -137,6 +137,9 @@ func TestLiveGauges(t *testing.T) {
 			if n, f, s := recorded(page), gauge(page, "tressi_in_flight_requests"), gauge(page, "tressi_active_sessions"); (n != want && !tc.closed) || f != 0 || s != 0 {
 				t.Fatalf("at the end: %d of %d rows, %g requests in flight, %g sessions active", n, want, f, s)
 			}
+			if tc.sessions && !regexp.MustCompile(`tressi_requests_total\{[^}]*endpoint="browse\.slow"`).MatchString(page) {
+				t.Fatalf("a scenario step's series is not named scenario.step:\n%s", page)
+			}
 			if code, _ := wait(); code != 0 {
 				t.Fatalf("exit %d:\n%s", code, stderr.String())
 			}
