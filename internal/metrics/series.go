@@ -130,12 +130,12 @@ func Take(v *live.View, l *Labels) Snapshot {
 func classic(target string, of *live.Series, h *live.Hist) Histogram {
 	out := Histogram{Target: target, Endpoint: of.Endpoint, Status: of.Status, Error: of.Error,
 		Counts: make([]int64, len(Bounds)), Count: h.Count, Sum: float64(h.Sum) / 1e9}
-	for k, idx := range h.Idx {
+	h.Each(func(idx int32, n int64) {
 		edge := float64(live.UpperEdge(idx)) / 1e9
 		if i, _ := slices.BinarySearch(Bounds, edge); i < len(Bounds) {
-			out.Counts[i] += h.N[k]
+			out.Counts[i] += n
 		}
-	}
+	})
 	for i := 1; i < len(out.Counts); i++ {
 		out.Counts[i] += out.Counts[i-1]
 	}
