@@ -64,6 +64,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.queue(ctx)
 	case RouteFault:
 		s.fault(ctx, path)
+	case RouteUpload:
+		s.upload(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -91,6 +93,8 @@ func routeOf(path []byte) Route {
 		return RouteQueue
 	case bytes.HasPrefix(path, prefixFault):
 		return RouteFault
+	case bytes.Equal(path, pathUpload):
+		return RouteUpload
 	}
 	return RouteNotFound
 }

@@ -23,11 +23,12 @@ const (
 	RouteTinode                // /v0/channels (WebSocket, Tinode's protocol)
 	RouteQueue                 // /queue?service=DURATION
 	RouteFault                 // /fault/... (misbehaviours, faults.go)
+	RouteUpload                // /upload (multipart, form and binary bodies, upload.go)
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {
