@@ -278,6 +278,26 @@ func appendLiteral(parts []Part, s string) []Part {
 	return append(parts, Part{Literal: s})
 }
 
+// contentUsesRoot reports whether a request's attributes, or the fields
+// of its multipart block, refer to the given root variable (row).
+func contentUsesRoot(c *hcl.BodyContent, root string) bool {
+	if usesRoot(c.Attributes, root) {
+		return true
+	}
+	for _, b := range c.Blocks {
+		if b.Type != "multipart" {
+			continue
+		}
+		mc, _, _ := b.Body.PartialContent(multipartSchema)
+		for _, fb := range mc.Blocks {
+			if fc, _, _ := fb.Body.PartialContent(fieldSchema); fb.Type == "field" && usesRoot(fc.Attributes, root) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func findHeader(hs []Header, name string) *Header {
 	for i := range hs {
 		if strings.EqualFold(hs[i].Name, name) {
