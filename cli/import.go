@@ -23,6 +23,7 @@ type importFlags struct {
 	force    bool
 	rate     float64
 	duration time.Duration
+	hosts    []string
 }
 
 func newImport(e *env) *cobra.Command {
@@ -44,6 +45,7 @@ func addImportFlags(cmd *cobra.Command, f *importFlags) {
 	cmd.Flags().BoolVar(&f.force, "force", false, "overwrite the --out file if it exists")
 	cmd.Flags().Float64Var(&f.rate, "rate", 1, "sessions (or requests, for curl) started per second in the load block")
 	cmd.Flags().DurationVar(&f.duration, "duration", 10*time.Second, "how long the load block runs")
+	cmd.Flags().StringArrayVar(&f.hosts, "host", nil, "keep only requests to hosts matching this pattern (host or host:port, * wildcards; repeatable): leave a page's CDN and analytics out")
 }
 
 func newImportHAR(e *env) *cobra.Command {
@@ -56,6 +58,7 @@ func newImportHAR(e *env) *cobra.Command {
 			"followed by the pause the recording shows before the next one. Requests served from the\n" +
 			"browser's cache, and those not over http or https, sent nothing and are left out.",
 		Example: "  tressi import har checkout.har -o checkout.hcl\n" +
+			"  tressi import har checkout.har --host shop.example --host '*.api.shop.example' -o checkout.hcl\n" +
 			"  tressi import har checkout.har --rate 20 --duration 1m -o checkout.hcl",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -106,6 +109,11 @@ func writeImported(e *env, rec *recording.Recording, f importFlags) error {
 	if f.rate <= 0 || f.duration <= 0 {
 		return withCode(ExitInvalid, errors.New("--rate and --duration must be above 0"))
 	}
+	if len(f.hosts) > 0 {
+		if err := recording.KeepHosts(rec, f.hosts); err != nil {
+			return withCode(ExitInvalid, err)
+		}
+	}
 	dir := "."
 	if f.out != "" {
 		dir = filepath.Dir(f.out)
@@ -139,7 +147,9 @@ func writeImported(e *env, rec *recording.Recording, f importFlags) error {
 	if err := file.Close(); err != nil {
 		return withCode(ExitInvalid, fmt.Errorf("cannot write %s: %w", f.out, err))
 	}
-	fmt.Fprintf(e.stderr, "Wrote %s. Check it with `tressi plan %s`, then run it with `tressi apply %s`.\n", f.out, f.out, f.out)
+	fmt.Fprintf(e.stderr, "Wrote %s, sending to %s (--host keeps only the hosts you name).\n"+
+		"Check it with `tressi plan %s`, then run it with `tressi apply %s`.\n",
+		f.out, strings.Join(recording.Hosts(rec), ", "), f.out, f.out)
 	return nil
 }
 

@@ -207,3 +207,45 @@ func FuzzParseCurl(f *testing.F) {
 		validates(t, src, nil)
 	})
 }
+
+func TestKeepHosts(t *testing.T) {
+	load := func() *Recording {
+		rec, err := ParseHAR(strings.NewReader(`{"log":{"pages":[{"id":"p","title":"p"}],"entries":[
+{"pageref":"p","startedDateTime":"2026-01-01T00:00:00Z","request":{"method":"GET","url":"http://shop.example/"}},
+{"pageref":"p","startedDateTime":"2026-01-01T00:00:01Z","request":{"method":"GET","url":"https://cdn.tracker.example/a.js"}},
+{"pageref":"p","startedDateTime":"2026-01-01T00:00:02Z","request":{"method":"GET","url":"http://api.shop.example:8080/items"}},
+{"startedDateTime":"2026-01-01T00:00:03Z","request":{"method":"GET","url":"https://cdn.tracker.example/b.js"}}]}}`), "h.har")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	tests := []struct {
+		patterns []string
+		want     string
+	}{
+		{[]string{"shop.example", "*.shop.example"}, "p: http://shop.example/ http://api.shop.example:8080/items"},
+		{[]string{"*.shop.example:8080"}, "p: http://api.shop.example:8080/items"},
+		{[]string{"cdn.*"}, "p: https://cdn.tracker.example/a.js requests: https://cdn.tracker.example/b.js"},
+	}
+	for _, tt := range tests {
+		rec := load()
+		if err := KeepHosts(rec, tt.patterns); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range rec.Sessions {
+			got = append(got, s.Name+":")
+			for _, r := range s.Requests {
+				got = append(got, r.URL.String())
+			}
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("%v kept %q, want %q", tt.patterns, strings.Join(got, " "), tt.want)
+		}
+	}
+	err := KeepHosts(load(), []string{"nowhere.example"})
+	if err == nil || !strings.Contains(err.Error(), "api.shop.example:8080, cdn.tracker.example, shop.example") {
+		t.Errorf("no match: %v", err)
+	}
+}
