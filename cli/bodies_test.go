@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,13 +20,7 @@ import (
 // with Go's mime/multipart and says what arrived: every byte of the files,
 // the fields in their order, the form's values unescaped.
 func TestBodiesArriveWholeFromATPlan(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := testserver.New(testserver.Options{})
-	go srv.Serve(ln)
-	defer srv.Close()
+	_, addr := startTarget(t, testserver.Options{})
 
 	dir := t.TempDir()
 	png := make([]byte, 70_000) // larger than a sample, with every byte value
@@ -73,7 +66,7 @@ load {
     rate     = 1
   }
 }
-`, ln.Addr())), 0o644); err != nil {
+`, addr)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tplan := filepath.Join(dir, "bodies.tplan")

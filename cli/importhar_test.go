@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,15 +25,9 @@ func seen(r testserver.LoggedRequest) string {
 // --var: every session of the run (its own connection) sends exactly the
 // recording's requests, in order, and the plan holds none of the secrets.
 func TestImportHARFromChromiumReplaysTheRecording(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := testserver.New(testserver.Options{LogRequests: true})
-	go srv.Serve(ln)
-	defer srv.Close()
+	srv, addr := startTarget(t, testserver.Options{LogRequests: true})
 
-	har := recordHAR(t, fmt.Sprintf("http://%s/browse", ln.Addr()))
+	har := recordHAR(t, fmt.Sprintf("http://%s/browse", addr))
 	recorded := srv.Requests()
 	dir := t.TempDir()
 	harPath := filepath.Join(dir, "browse.har")
@@ -107,13 +100,7 @@ func TestImportHARFromChromiumReplaysTheRecording(t *testing.T) {
 // built-in target with its host and secrets passed as variables: every
 // session sends exactly its page's requests, in order.
 func TestImportFirefoxHARRuns(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := testserver.New(testserver.Options{LogRequests: true})
-	go srv.Serve(ln)
-	defer srv.Close()
+	srv, addr := startTarget(t, testserver.Options{LogRequests: true})
 	harPath := filepath.Join("..", "recording", "testdata", "firefox.har")
 	planPath := filepath.Join(t.TempDir(), "firefox.hcl")
 	if code, _, stderr := run(t, nil, "import", "har", harPath, "-o", planPath, "--rate", "6", "--duration", "1s"); code != 0 {
@@ -140,7 +127,7 @@ func TestImportFirefoxHARRuns(t *testing.T) {
 		scenarios[reqs[0]] = strings.Join(reqs, "\n")
 	}
 	code, stdout, stderr := run(t, nil, "apply", planPath, "--out", filepath.Join(t.TempDir(), "run"),
-		"--var", "host_127_0_0_1_8080_url=http://"+ln.Addr().String(),
+		"--var", "host_127_0_0_1_8080_url=http://"+addr,
 		"--var", "query_api_key=k3y-ff-001", "--var", "cookie=sid=ff-c00kie-42; theme=dark",
 		"--var", "body_password=ff-pa55", "--var", "authorization=Bearer ff-t0ken-abc", "--var", "body_otp=123456")
 	if code != 0 {

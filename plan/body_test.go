@@ -20,28 +20,11 @@ var blob = func() []byte {
 // file (blob.bin), a text file (note.txt) and a one-column CSV.
 func loadBodies(t *testing.T, attrs string) (*Endpoint, string) {
 	t.Helper()
-	fsys := fstest.MapFS{
-		"p.hcl": {Data: []byte(`
-target "api" { url = "http://x" }
-data "users" { csv = "users.csv" }
-endpoint "e" {
-` + attrs + `
-}
-load {
-  stage {
-    duration = "1s"
-    rate     = 1
-  }
-}`)},
+	return loadEndpointWith(t, attrs, fstest.MapFS{
 		"users.csv": {Data: []byte("name\nann lee\n")},
 		"blob.bin":  {Data: blob},
 		"note.txt":  {Data: []byte("hello\n")},
-	}
-	p, _, diags := Load(Options{Path: "p.hcl", FS: fsys})
-	if diags.HasErrors() {
-		return nil, describe(diags)
-	}
-	return p.Endpoints[0], ""
+	})
 }
 
 func contentType(e *Endpoint) string {
