@@ -38,8 +38,9 @@ type harEntry struct {
 		URL      string      `json:"url"`
 		Headers  []harHeader `json:"headers"`
 		PostData *struct {
-			MimeType string `json:"mimeType"`
-			Text     string `json:"text"`
+			MimeType string      `json:"mimeType"`
+			Text     string      `json:"text"`
+			Params   []harHeader `json:"params"` // a form's fields, when text is missing
 		} `json:"postData"`
 	} `json:"request"`
 	Response struct {
@@ -152,6 +153,16 @@ func harRequest(e harEntry) (Request, bool, error) {
 	}
 	if pd := e.Request.PostData; pd != nil {
 		req.Body = []byte(pd.Text)
+		if pd.Text == "" && len(pd.Params) > 0 && strings.HasPrefix(pd.MimeType, "application/x-www-form-urlencoded") {
+			var b strings.Builder
+			for i, p := range pd.Params {
+				if i > 0 {
+					b.WriteByte('&')
+				}
+				b.WriteString(url.QueryEscape(p.Name) + "=" + url.QueryEscape(p.Value))
+			}
+			req.Body = []byte(b.String())
+		}
 		if pd.MimeType != "" && headerValue(req.Headers, "Content-Type") == "" {
 			req.Headers = append(req.Headers, Header{Name: "Content-Type", Value: pd.MimeType})
 		}

@@ -154,6 +154,20 @@ func TestShellWords(t *testing.T) {
 	}
 }
 
+// Some HAR writers keep a form's fields in postData.params only: the body
+// is built from them, in order.
+func TestHARFormFromParams(t *testing.T) {
+	rec, err := ParseHAR(strings.NewReader(`{"log":{"entries":[{"startedDateTime":"2026-01-01T00:00:00Z",
+"request":{"method":"POST","url":"http://a/f","postData":{"mimeType":"application/x-www-form-urlencoded",
+"params":[{"name":"q","value":"a b"},{"name":"x","value":"&"}]}}}]}}`), "p.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rec.Sessions[0].Requests[0].Body); got != "q=a+b&x=%26" {
+		t.Errorf("body %q", got)
+	}
+}
+
 func TestHARErrors(t *testing.T) {
 	tests := []struct{ har, want string }{
 		{`not json`, "not a HAR file"},
