@@ -35,6 +35,8 @@ func newImport(e *env) *cobra.Command {
 			"Hosts become variables; values that look secret (Authorization, cookies, tokens in headers,\n" +
 			"queries and bodies) become sensitive variables left empty, so no secret is written in clear:\n" +
 			"pass them with --var NAME=... or TRESSI_VAR_NAME. The plan is validated before it is written.",
+		Example: "  tressi import har session.har -o session.hcl\n" +
+			"  tressi import curl 'curl https://api.example/items -H \"Accept: application/json\"' -o items.hcl",
 	}
 	cmd.AddCommand(newImportHAR(e), newImportCurl(e))
 	return cmd
