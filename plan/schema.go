@@ -63,6 +63,7 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "path"},
 	{Name: "headers"},
 	{Name: "body"},
+	{Name: "form"},
 }
 
 var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}
@@ -76,7 +77,7 @@ var endpointSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "weight"},
 		hcl.AttributeSchema{Name: "max_rate"},
 	),
-	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+	Blocks: []hcl.BlockHeaderSchema{expectBlock, multipartBlock},
 }
 
 var scenarioSchema = &hcl.BodySchema{
@@ -110,6 +111,7 @@ var stepSchema = &hcl.BodySchema{
 	),
 	Blocks: []hcl.BlockHeaderSchema{
 		expectBlock,
+		multipartBlock,
 		{Type: "await"},
 		{Type: "step", LabelNames: []string{"name"}}, // inside a for_each
 	},
