@@ -63,6 +63,11 @@ func (l *loader) decodeGRPCRequest(r *Request, attrs hcl.Attributes, owner *hcl.
 	if err != nil {
 		return append(diags, attrError(attr, "Unknown gRPC method", err.Error()+"."))
 	}
+	if md.IsStreamingClient() || md.IsStreamingServer() {
+		return append(diags, attrError(attr, "Streaming method in an endpoint",
+			fmt.Sprintf("%s streams (client %v, server %v); this version of tressi calls unary methods only, as endpoints and scenario steps. Name a unary method.",
+				name, md.IsStreamingClient(), md.IsStreamingServer())))
+	}
 	g.Desc = md
 	g.Method = string(md.Parent().FullName()) + "/" + string(md.Name())
 	r.Path = LiteralTemplate("/" + g.Method)

@@ -43,6 +43,11 @@ endpoint "e" {
   message = { text = "x" }
 }
 
+endpoint "f" {
+  rpc = "tressibench.Echo/Bidi"
+# want: 47:9 Streaming method in an endpoint
+}
+
 load {
   stage {
     duration = "1s"
