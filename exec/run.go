@@ -36,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -265,7 +266,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: run.ScenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
+		Scenarios: run.ScenarioSteps(s), Probe: opt.Probe, Slots: s.Count, GRPC: grpcEndpoints(s, reqs, names),
 	}, names)
 	if err != nil {
 		return nil, recordError(opt.OutDir, err)
@@ -453,6 +454,18 @@ func expectations(s *compile.Schedule, reqs []run.PreparedRequest, n int) [][]in
 		if ep := reqs[i].Endpoint; !seen[ep] {
 			seen[ep] = true
 			out[ep] = s.Requests[i].Expect
+		}
+	}
+	return out
+}
+
+// grpcEndpoints names the endpoints that are gRPC calls, whose status
+// column holds gRPC codes.
+func grpcEndpoints(s *compile.Schedule, reqs []run.PreparedRequest, names []string) []string {
+	var out []string
+	for i := range reqs {
+		if name := names[reqs[i].Endpoint]; s.Requests[i].GRPC != nil && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out

@@ -51,7 +51,10 @@ func (r *Report) sections() []section {
 	if len(s.Scenarios) > 0 {
 		out = append(out, scenarioSection(s))
 	}
-	out = append(out, endpointSection(s), statusSection(s))
+	out = append(out, endpointSection(s))
+	if len(s.Status) > 0 || len(s.GRPCCodes) == 0 {
+		out = append(out, statusSection(s))
+	}
 	if len(s.GRPCCodes) > 0 {
 		out = append(out, grpcSection(s))
 	}
