@@ -143,7 +143,7 @@ func (l *loader) metadata(attr *hcl.Attribute, sc scope) ([]Header, hcl.Diagnost
 				diags = append(diags, attrError(attr, "Per-request binary metadata", fmt.Sprintf("%q is binary metadata, base64-encoded when the plan loads, so its value cannot hold per-request values.", name)))
 				continue
 			}
-			t = LiteralTemplate(base64.StdEncoding.EncodeToString([]byte(t.Literal())))
+			t = LiteralTemplate(base64.RawStdEncoding.EncodeToString([]byte(t.Literal())))
 		} else if strings.ContainsAny(t.Literal(), "\r\n") {
 			diags = append(diags, attrError(attr, "Invalid metadata value", fmt.Sprintf("metadata %q holds a line break.", name)))
 			continue

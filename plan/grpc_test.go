@@ -33,7 +33,7 @@ func TestGRPCPlanBothSyntaxes(t *testing.T) {
 	if g.Deadline != time.Second || g.Compression != "gzip" || !reflect.DeepEqual(e.Expect, []int{0, 5}) {
 		t.Fatalf("deadline %v compression %q expect %v", g.Deadline, g.Compression, e.Expect)
 	}
-	if len(g.Metadata) != 2 || g.Metadata[0].Name != "trace-bin" || g.Metadata[0].Value.Literal() != "AQI=" || g.Metadata[1].Name != "x-tenant" {
+	if len(g.Metadata) != 2 || g.Metadata[0].Name != "trace-bin" || g.Metadata[0].Value.Literal() != "AQI" || g.Metadata[1].Name != "x-tenant" {
 		t.Fatalf("metadata %+v", g.Metadata)
 	}
 	byName := map[string]FieldValue{}
