@@ -50,11 +50,12 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		diags = append(diags, d...)
 	}
 	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
-	for i, tb := range content.Blocks {
+	tlsBlocks := 0
+	for _, tb := range content.Blocks {
 		if tb.Type != "tls" {
 			continue
 		}
-		if i > 0 {
+		if tlsBlocks++; tlsBlocks > 1 {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate tls block",
 				Detail: fmt.Sprintf("target %q has more than one tls block; merge them into one.", t.Name), Subject: tb.DefRange.Ptr()})
 			continue

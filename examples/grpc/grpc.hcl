@@ -3,6 +3,8 @@
 #   tressi target --grpc --addr 127.0.0.1:50051 &
 #   tressi apply examples/grpc
 #   tressi apply examples/grpc --var rate=2000 --var duration=30s
+#   tressi target --grpc --tls --addr 127.0.0.1:50443 --ca-out /tmp/grpc-ca.pem &    # h2 by ALPN
+#   tressi apply examples/grpc --var base_url=grpcs://127.0.0.1:50443 --var ca_file=/tmp/grpc-ca.pem
 #
 # The schema comes from tressibench.proto (the target's own); proto {
 # reflection = true } would ask the server instead, and proto { protoset =
@@ -13,6 +15,15 @@
 variable "base_url" {
   type    = string
   default = "http://127.0.0.1:50051"
+}
+variable "ca_file" {
+  type        = string
+  default     = ""
+  description = "PEM certificates to trust for a grpcs:// or https:// url (a private CA); empty: the system roots"
+}
+variable "server_name" {
+  type    = string
+  default = ""
 }
 variable "rate" {
   type    = number
@@ -30,6 +41,10 @@ target "echo" {
   max_streams = 50
   proto {
     files = ["tressibench.proto"]
+  }
+  tls {
+    ca_file     = var.ca_file
+    server_name = var.server_name
   }
 }
 
