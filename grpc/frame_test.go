@@ -121,3 +121,20 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMessageEscaping: grpc-message's escaping round-trips any text, and
+// its decoder takes any bytes without a panic.
+func FuzzMessageEscaping(f *testing.F) {
+	f.Add("no such user")
+	f.Add("50% done\n")
+	f.Add("%zz%4")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := DecodeMessage(EncodeMessage(s)); got != s {
+			t.Fatalf("DecodeMessage(EncodeMessage(%q)) = %q", s, got)
+		}
+		_ = DecodeMessage(s)
+		if d, ok := ParseTimeout(s); ok && d < 0 {
+			t.Fatalf("ParseTimeout(%q) = %v", s, d)
+		}
+	})
+}
