@@ -171,3 +171,71 @@ func TestGRPCUnaryCountsAsTheServer(t *testing.T) {
 		})
 	}
 }
+
+// TestGRPCTPlanReplaysWithoutTheServersSchema: a plan whose schema came
+// from reflection and whose metadata holds a secret is planned, then
+// applied from its .tplan against a server without reflection: the
+// recompile (the secret was left out) takes the embedded descriptors.
+func TestGRPCTPlanReplaysWithoutTheServersSchema(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("gRPC runs on the loop engine's HTTP/2 client, Linux only")
+	}
+	serve := func(o grpctarget.Options) (*grpctarget.Server, string) {
+		srv, err := grpctarget.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve(ln)
+		t.Cleanup(srv.Stop)
+		return srv, "http://" + ln.Addr().String()
+	}
+	_, withReflection := serve(grpctarget.Options{})
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "secret.hcl")
+	src := `variable "base_url" {
+  type = string
+}
+variable "token" {
+  type      = string
+  sensitive = true
+}
+target "echo" {
+  url      = var.base_url
+  protocol = "grpc"
+  proto {
+    reflection = true
+  }
+}
+endpoint "call" {
+  rpc      = "tressibench.Echo/Unary"
+  message  = { text = "hi" }
+  metadata = { authorization = "Bearer ${var.token}" }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 20
+  }
+}
+`
+	if err := os.WriteFile(planFile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tplan := filepath.Join(dir, "secret.tplan")
+	if code, out, errs := run(t, nil, "plan", planFile, "--var", "base_url="+withReflection, "--var", "token=s3cret", "--out", tplan); code != ExitOK {
+		t.Fatalf("plan exit %d\n%s\n%s", code, out, errs)
+	}
+	srv, without := serve(grpctarget.Options{NoReflection: true})
+	code, out, errs := run(t, nil, "apply", tplan, "--quiet", "--json", "--out", filepath.Join(dir, "run"),
+		"--var", "base_url="+without, "--var", "token=s3cret")
+	if code != ExitOK {
+		t.Fatalf("apply exit %d\n%s\n%s", code, out, errs)
+	}
+	if n := srv.Calls()[grpctarget.Key{Method: "/tressibench.Echo/Unary", Code: codes.OK}]; n != 20 {
+		t.Fatalf("the server without reflection answered %d calls, want 20 (%s)", n, errs)
+	}
+}
