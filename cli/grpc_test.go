@@ -239,3 +239,69 @@ load {
 		t.Fatalf("the server without reflection answered %d calls, want 20 (%s)", n, errs)
 	}
 }
+
+// TestGRPCScenarioStepsCapture: unary calls as scenario steps, the second
+// sending what a regex captured from the first's answer.
+func TestGRPCScenarioStepsCapture(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("gRPC runs on the loop engine's HTTP/2 client, Linux only")
+	}
+	srv, err := grpctarget.New(grpctarget.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Stop()
+	dir := t.TempDir()
+	src := `target "echo" {
+  url = "grpc://` + ln.Addr().String() + `"
+  proto {
+    files = ["tressibench.proto"]
+  }
+}
+scenario "login" {
+  step "token" {
+    rpc     = "tressibench.Echo/Unary"
+    message = { text = "token-${seq}x" }
+    capture = { tok = regex("token-([0-9]+)x") }
+  }
+  step "use" {
+    rpc     = "tressibench.Echo/Unary"
+    message = { text = "used ${captured.tok}", code = 5 }
+    expect {
+      status = ["NOT_FOUND"]
+    }
+  }
+}
+load {
+  stage {
+    duration = "1s"
+    rate     = 20
+  }
+}
+`
+	planFile := filepath.Join(dir, "steps.hcl")
+	if err := os.WriteFile(planFile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, grpctarget.ProtoName), grpctarget.Proto, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, nil, "apply", planFile, "--quiet", "--json", "-o", filepath.Join(dir, "run"))
+	if code != ExitOK {
+		t.Fatalf("apply exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var rep grpcReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	calls := srv.Calls()
+	if rep.Requests != 40 || rep.OK != 40 || calls[grpctarget.Key{Method: "/tressibench.Echo/Unary", Code: codes.OK}] != 20 ||
+		calls[grpctarget.Key{Method: "/tressibench.Echo/Unary", Code: codes.NotFound}] != 20 {
+		t.Fatalf("report %+v; the server counted %v", rep, calls)
+	}
+}

@@ -155,3 +155,35 @@ func (l *loader) metadata(attr *hcl.Attribute, sc scope) ([]Header, hcl.Diagnost
 	}
 	return out, diags
 }
+
+// grpcStepCaptures refuses json() captures on a gRPC call: its answer is
+// protobuf, not JSON. Its metadata and trailers (header()) and regex()
+// on the raw message may be captured.
+func grpcStepCaptures(st *Step) hcl.Diagnostics {
+	if st.GRPC == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, c := range st.Captures {
+		if c.Kind == CaptureJSON {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "JSON capture on a gRPC call",
+				Detail:  fmt.Sprintf("step %q calls %s, whose answer is a protobuf message, not JSON: capture %q with header(\"NAME\") (response metadata and trailers) or regex(\"RE\") instead.", st.Name, st.GRPC.Method, c.Name),
+				Subject: c.DeclRange.Ptr()})
+		}
+	}
+	return diags
+}
+
+// grpcOnWebSocketStep refuses gRPC attributes on a WebSocket step, which
+// would otherwise be ignored.
+func grpcOnWebSocketStep(attrs hcl.Attributes, st *Step) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, name := range grpcAttributes {
+		if attr := attrs[name]; attr != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "gRPC attribute on a WebSocket step",
+				Detail:  fmt.Sprintf("step %q is a WebSocket %s step; %s belongs to a gRPC call, in a step of its own to a gRPC target.", st.Name, st.Kind, name),
+				Subject: attr.NameRange.Ptr()})
+		}
+	}
+	return diags
+}
