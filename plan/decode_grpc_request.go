@@ -15,7 +15,7 @@ var grpcAttributes = []string{"rpc", "message", "metadata", "deadline", "compres
 
 // httpOnlyAttributes are those a gRPC call has no use for: its path is
 // the method, its body the message, its method POST.
-var httpOnlyAttributes = []string{"method", "path", "body"}
+var httpOnlyAttributes = []string{"method", "path", "body", "form"}
 
 // decodeGRPCRequest reads a request to target t: a gRPC call when t is a
 // gRPC target (rpc, message, metadata, deadline, compression), and a

@@ -63,6 +63,7 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "path"},
 	{Name: "headers"},
 	{Name: "body"},
+	{Name: "form"},
 	// gRPC calls (see decode_grpc_request.go).
 	{Name: "rpc"},
 	{Name: "message"},
@@ -82,7 +83,7 @@ var endpointSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "weight"},
 		hcl.AttributeSchema{Name: "max_rate"},
 	),
-	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+	Blocks: []hcl.BlockHeaderSchema{expectBlock, multipartBlock},
 }
 
 var scenarioSchema = &hcl.BodySchema{
@@ -116,6 +117,7 @@ var stepSchema = &hcl.BodySchema{
 	),
 	Blocks: []hcl.BlockHeaderSchema{
 		expectBlock,
+		multipartBlock,
 		{Type: "await"},
 		{Type: "step", LabelNames: []string{"name"}}, // inside a for_each
 	},

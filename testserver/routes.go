@@ -29,6 +29,9 @@ var (
 // handle routes one request. "/" is checked first and touches nothing but
 // two atomic counters and the pre-built body: it is the benchmark route.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.log != nil {
+		s.log.add(ctx)
+	}
 	path := ctx.Path()
 	if len(path) == 1 && path[0] == '/' {
 		s.counters.count(RouteRoot)
@@ -64,6 +67,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.queue(ctx)
 	case RouteFault:
 		s.fault(ctx, path)
+	case RouteUpload:
+		s.upload(ctx)
+	case RouteBrowse:
+		s.browse(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -91,6 +98,10 @@ func routeOf(path []byte) Route {
 		return RouteQueue
 	case bytes.HasPrefix(path, prefixFault):
 		return RouteFault
+	case bytes.Equal(path, pathUpload):
+		return RouteUpload
+	case bytes.Equal(path, pathBrowse):
+		return RouteBrowse
 	}
 	return RouteNotFound
 }

@@ -23,11 +23,13 @@ const (
 	RouteTinode                // /v0/channels (WebSocket, Tinode's protocol)
 	RouteQueue                 // /queue?service=DURATION
 	RouteFault                 // /fault/... (misbehaviours, faults.go)
+	RouteUpload                // /upload (multipart, form and binary bodies, upload.go)
+	RouteBrowse                // /browse (a scripted page to record a HAR from, browse.go)
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "browse", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {
