@@ -223,6 +223,7 @@ func recompileTPlan(e *env, path string, tp *compile.TPlan, f *planFlags) (*comp
 	vars = append(vars, f.vars...) // the user's word wins
 	p, files, diags := plan.Load(plan.Options{
 		Path: strings.TrimPrefix(filepath.ToSlash(tp.PlanPath), "/"), FS: fsys, Moved: moved, Vars: vars, Env: e.environ,
+		Descriptors: tplanDescriptors(tp.Schedule), // gRPC schemas: no server needed, reflection or not
 	})
 	if p == nil {
 		writeDiagnostics(diagStream(e, f.json), files, diags, f.json)
@@ -467,4 +468,16 @@ func writeApplySummary(w io.Writer, o *exec.Outcome, rep *report.Report) error {
 	}
 	_, err := fmt.Fprintf(w, "\nRun saved in %s (tressi report %s --format html -o report.html)\n", o.Dir, o.Dir)
 	return err
+}
+
+// tplanDescriptors are the gRPC targets' schemas a .tplan embeds, by
+// target name, for a recompile that needs neither files nor server.
+func tplanDescriptors(s *compile.Schedule) map[string][]byte {
+	out := map[string][]byte{}
+	for _, t := range s.Targets {
+		if t.GRPC != nil {
+			out[t.Name] = t.GRPC.Protoset
+		}
+	}
+	return out
 }

@@ -25,6 +25,7 @@ type targetOptions struct {
 	allowRemote bool
 	tls         bool   // serve HTTPS (h2 and http/1.1 by ALPN) with a certificate made at start
 	caOut       string // where --tls writes that certificate for clients to trust
+	grpc        bool   // serve the gRPC target (tressibench.Echo, health, reflection) instead
 }
 
 func newTargetCmd(e *env) *cobra.Command {
@@ -54,10 +55,18 @@ and "auto" speak HTTP/2 to it), with a self-signed certificate for 127.0.0.1, ::
 localhost made at start and valid for a day. It writes that certificate to --ca-out
 (default tressi-target-ca.pem in the system's temporary directory) and prints
 "CA certificate: FILE" before the listening line: pass the file as a plan's
-tls { ca_file }.`,
+tls { ca_file }.
+
+With --grpc it serves the built-in gRPC target instead, over h2c (or h2 with --tls): the
+tressibench.Echo service of testserver/grpctarget/tressibench.proto (Unary, ServerStream,
+ClientStream, Bidi; a request's code field fails the call with that gRPC code, delay_ms holds
+it back), the standard health service, and server reflection (v1 and v1alpha), so a plan can
+say proto { reflection = true }. It prints "listening on grpc://HOST:PORT" (grpcs:// with
+--tls) and, when stopped, the calls it answered by method and code.`,
 		Example: "  tressi target\n" +
 			"  tressi target --addr 127.0.0.1:0\n" +
-			"  tressi target --tls --addr 127.0.0.1:8443 --ca-out ca.pem",
+			"  tressi target --tls --addr 127.0.0.1:8443 --ca-out ca.pem\n" +
+			"  tressi target --grpc --addr 127.0.0.1:50051",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -68,6 +77,7 @@ tls { ca_file }.`,
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	cmd.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow an address other machines can reach")
 	cmd.Flags().BoolVar(&o.tls, "tls", false, "serve HTTPS (h2 and http/1.1 by ALPN) with a self-signed certificate made at start")
+	cmd.Flags().BoolVar(&o.grpc, "grpc", false, "serve the built-in gRPC target (tressibench.Echo, health, reflection) instead of HTTP")
 	cmd.Flags().StringVar(&o.caOut, "ca-out", "", "with --tls: the `file` to write the certificate to, for clients to trust\n"+
 		"(default: tressi-target-ca.pem in the temporary directory)")
 	return cmd
@@ -92,6 +102,9 @@ func runTarget(ctx context.Context, o targetOptions, stdout io.Writer) error {
 	} else if o.caOut != "" {
 		ln.Close()
 		return withCode(ExitInvalid, errors.New("--ca-out goes with --tls: without it the target serves plain HTTP and has no certificate"))
+	}
+	if o.grpc {
+		return runGRPCTarget(ctx, ln, map[string]string{"http": "grpc", "https": "grpcs"}[scheme], stdout)
 	}
 	srv := testserver.New(testserver.Options{})
 	served := make(chan error, 1)

@@ -194,6 +194,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 	for i, t := range p.Targets {
 		rt, base, d := resolveTarget(t)
 		diags = append(diags, d...)
+		resolveGRPC(t, &rt, p)
 		s.Targets = append(s.Targets, rt)
 		bases[i] = base
 		targetIndex[t.Name] = i

@@ -89,6 +89,10 @@ func encodeHeader(s *Schedule) []byte {
 			c.str(t.Protocol)
 			c.i64(int64(t.MaxStreams))
 		}
+		if t.GRPC != nil {
+			c.str("grpc")
+			c.bytes(t.GRPC.Protoset)
+		}
 	}
 	c.u64(uint64(len(s.Requests)))
 	for i := range s.Requests {
@@ -106,6 +110,11 @@ func encodeHeader(s *Schedule) []byte {
 		c.u64(uint64(len(r.Expect)))
 		for _, e := range r.Expect {
 			c.i64(int64(e))
+		}
+		if r.GRPC != nil {
+			c.str("grpc")
+			c.str(r.GRPC.Method)
+			c.message(r.GRPC.Message)
 		}
 	}
 	c.u64(uint64(len(s.Entries)))
@@ -234,5 +243,24 @@ func (c *canon) step(st *Step) {
 	}
 	if w.ExitIfFailed {
 		c.str("exit_if_failed")
+	}
+}
+
+// message hashes a gRPC message template (nil: a fixed message, which the
+// body already holds).
+func (c *canon) message(m *MessageTemplate) {
+	if m == nil {
+		c.u64(0)
+		return
+	}
+	c.u64(uint64(len(m.Parts)) + 1)
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		c.bytes(p.Fixed)
+		c.bytes(p.Tag)
+		c.u64(uint64(p.Kind))
+		c.bool(p.Implicit)
+		c.splice(&p.Value)
+		c.message(p.Nested)
 	}
 }

@@ -44,7 +44,8 @@ func buildRequest(name string, r *plan.Request, target int, t *Target, base stri
 	}
 	req.Body, d = buildSplice("", r.Body, scope, nextID, r.DeclRange)
 	diags = append(diags, d...)
-	req.Static = req.URI.Static() && req.Body.Static()
+	diags = append(diags, buildGRPC(&req, r, scope, nextID)...)
+	req.Static = req.URI.Static() && req.Body.Static() && (req.GRPC == nil || req.GRPC.Message == nil)
 	for i := range req.Headers {
 		req.Static = req.Static && req.Headers[i].Value.Static()
 	}

@@ -144,6 +144,8 @@ type Target struct {
 	Protocol           string    `json:",omitempty"` // plan.ProtocolH2, H2C or Auto; "" is HTTP/1.1
 	MaxStreams         int       `json:",omitempty"` // HTTP/2 streams per connection; 0: the server's limit, capped
 	TLS                TargetTLS `json:",omitzero"`
+	// GRPC is set for a gRPC target: its calls' status is their gRPC code.
+	GRPC *TargetGRPC `json:",omitempty"`
 }
 
 // What a target speaks (Target.Protocol): the plan's words, "" for
@@ -213,8 +215,10 @@ type Request struct {
 	URI     Splice // path and query, with the target's base path
 	Headers []HeaderSplice
 	Body    Splice
-	Expect  []int // empty: 200–399
+	Expect  []int // empty: 200–399; a gRPC call's are gRPC codes
 	Static  bool
+	// GRPC is set for a call to a gRPC target.
+	GRPC *GRPCCall `json:",omitempty"`
 }
 
 // HeaderSplice is a header whose value may have holes.

@@ -48,9 +48,9 @@ func resolveTarget(t *plan.Target) (Target, string, hcl.Diagnostics) {
 	// ws:// and wss:// name the same server as http:// and https://: HTTP
 	// steps use those, WebSocket connects upgrade over them.
 	switch out.Scheme {
-	case "ws":
+	case "ws", "grpc":
 		out.Scheme = "http"
-	case "wss":
+	case "wss", "grpcs":
 		out.Scheme = "https"
 	}
 	defPort := ""

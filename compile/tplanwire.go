@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
@@ -26,10 +28,34 @@ type wireTarget struct {
 	InsecureSkipVerify bool   `json:"InsecureSkipVerify"`
 	// Added after the first format, each only when set, so older files
 	// read as before and plans without them write what they always did.
-	SourceAddresses []string       `json:"SourceAddresses,omitempty"`
-	TLS             *wireTargetTLS `json:"TLS,omitempty"`
-	Protocol        string         `json:"Protocol,omitempty"`
-	MaxStreams      int            `json:"MaxStreams,omitempty"`
+	SourceAddresses []string        `json:"SourceAddresses,omitempty"`
+	TLS             *wireTargetTLS  `json:"TLS,omitempty"`
+	Protocol        string          `json:"Protocol,omitempty"`
+	MaxStreams      int             `json:"MaxStreams,omitempty"`
+	GRPC            *wireGRPCTarget `json:"GRPC,omitempty"`
+}
+
+// wireGRPCTarget embeds a gRPC target's schema (a FileDescriptorSet).
+type wireGRPCTarget struct {
+	Protoset []byte `json:"Protoset"`
+}
+
+type wireGRPCCall struct {
+	Method  string       `json:"Method"`
+	Message *wireMessage `json:"Message,omitempty"`
+}
+
+type wireMessage struct {
+	Parts []wireMessagePart `json:"Parts"`
+}
+
+type wireMessagePart struct {
+	Fixed    []byte       `json:"Fixed,omitempty"`
+	Tag      []byte       `json:"Tag,omitempty"`
+	Kind     uint8        `json:"Kind,omitempty"`
+	Value    *wireSplice  `json:"Value,omitempty"`
+	Nested   *wireMessage `json:"Nested,omitempty"`
+	Implicit bool         `json:"Implicit,omitempty"`
 }
 
 type wireTargetTLS struct {
@@ -64,14 +90,15 @@ type wireHeader struct {
 }
 
 type wireRequest struct {
-	Name    string       `json:"Name"`
-	Target  int          `json:"Target"`
-	Method  string       `json:"Method"`
-	URI     wireSplice   `json:"URI"`
-	Headers []wireHeader `json:"Headers"`
-	Body    wireSplice   `json:"Body"`
-	Expect  []int        `json:"Expect"`
-	Static  bool         `json:"Static"`
+	Name    string        `json:"Name"`
+	Target  int           `json:"Target"`
+	Method  string        `json:"Method"`
+	URI     wireSplice    `json:"URI"`
+	Headers []wireHeader  `json:"Headers"`
+	Body    wireSplice    `json:"Body"`
+	Expect  []int         `json:"Expect"`
+	Static  bool          `json:"Static"`
+	GRPC    *wireGRPCCall `json:"GRPC,omitempty"`
 }
 
 type wireCapture struct {
@@ -185,6 +212,9 @@ func toWireTarget(t Target) wireTarget {
 		Connection: t.Connection, Timeout: int64(t.Timeout), ConnectTimeout: int64(t.ConnectTimeout),
 		InsecureSkipVerify: t.InsecureSkipVerify, SourceAddresses: t.SourceAddresses,
 		Protocol: t.Protocol, MaxStreams: t.MaxStreams}
+	if t.GRPC != nil {
+		w.GRPC = &wireGRPCTarget{Protoset: t.GRPC.Protoset}
+	}
 	if t.TLS != (TargetTLS{}) {
 		w.TLS = &wireTargetTLS{CAFile: t.TLS.CAFile, CertFile: t.TLS.CertFile, KeyFile: t.TLS.KeyFile,
 			ServerName: t.TLS.ServerName, MinVersion: t.TLS.MinVersion, MaxVersion: t.TLS.MaxVersion,
@@ -198,6 +228,9 @@ func fromWireTarget(w wireTarget) Target {
 		Connection: w.Connection, Timeout: time.Duration(w.Timeout), ConnectTimeout: time.Duration(w.ConnectTimeout),
 		InsecureSkipVerify: w.InsecureSkipVerify, SourceAddresses: w.SourceAddresses,
 		Protocol: w.Protocol, MaxStreams: w.MaxStreams}
+	if w.GRPC != nil {
+		t.GRPC = &TargetGRPC{Protoset: w.GRPC.Protoset}
+	}
 	if w.TLS != nil {
 		t.TLS = TargetTLS{CAFile: w.TLS.CAFile, CertFile: w.TLS.CertFile, KeyFile: w.TLS.KeyFile,
 			ServerName: w.TLS.ServerName, MinVersion: w.TLS.MinVersion, MaxVersion: w.TLS.MaxVersion,
@@ -225,7 +258,50 @@ func toWireRequest(r Request) wireRequest {
 		Headers: mapSlice(r.Headers, func(h HeaderSplice) wireHeader {
 			return wireHeader{Name: h.Name, Value: toWireSplice(h.Value)}
 		}),
-		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static}
+		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC)}
+}
+
+func toWireGRPCCall(g *GRPCCall) *wireGRPCCall {
+	if g == nil {
+		return nil
+	}
+	return &wireGRPCCall{Method: g.Method, Message: toWireMessage(g.Message)}
+}
+
+func fromWireGRPCCall(w *wireGRPCCall) *GRPCCall {
+	if w == nil {
+		return nil
+	}
+	return &GRPCCall{Method: w.Method, Message: fromWireMessage(w.Message)}
+}
+
+func toWireMessage(m *MessageTemplate) *wireMessage {
+	if m == nil {
+		return nil
+	}
+	return &wireMessage{Parts: mapSlice(m.Parts, func(p MessagePart) wireMessagePart {
+		w := wireMessagePart{Fixed: p.Fixed, Tag: p.Tag, Kind: uint8(p.Kind), Nested: toWireMessage(p.Nested), Implicit: p.Implicit}
+		if p.Fixed == nil && p.Nested == nil {
+			v := toWireSplice(p.Value)
+			w.Value = &v
+		}
+		return w
+	})}
+}
+
+func fromWireMessage(w *wireMessage) *MessageTemplate {
+	if w == nil {
+		return nil
+	}
+	return &MessageTemplate{Parts: mapSlice(w.Parts, func(wp wireMessagePart) MessagePart {
+		p := MessagePart{Fixed: wp.Fixed, Tag: wp.Tag, Kind: protoreflect.Kind(wp.Kind), Nested: fromWireMessage(wp.Nested), Implicit: wp.Implicit}
+		if wp.Value != nil {
+			p.Value = fromWireSplice(*wp.Value)
+		} else if p.Nested == nil && p.Fixed == nil {
+			p.Fixed = []byte{} // a fixed run that encodes to nothing
+		}
+		return p
+	})}
 }
 
 func fromWireRequest(w wireRequest) Request {
@@ -233,7 +309,7 @@ func fromWireRequest(w wireRequest) Request {
 		Headers: mapSlice(w.Headers, func(h wireHeader) HeaderSplice {
 			return HeaderSplice{Name: h.Name, Value: fromWireSplice(h.Value)}
 		}),
-		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static}
+		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC)}
 }
 
 func toWireEntry(e Entry) wireEntry {

@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -236,6 +237,18 @@ func expectations(s *compile.Schedule, reqs []run.PreparedRequest, n int) [][]in
 		if ep := reqs[i].Endpoint; !seen[ep] {
 			seen[ep] = true
 			out[ep] = s.Requests[i].Expect
+		}
+	}
+	return out
+}
+
+// grpcEndpoints names the endpoints that are gRPC calls, whose status
+// column holds gRPC codes.
+func grpcEndpoints(s *compile.Schedule, reqs []run.PreparedRequest, names []string) []string {
+	var out []string
+	for i := range reqs {
+		if name := names[reqs[i].Endpoint]; s.Requests[i].GRPC != nil && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out

@@ -176,7 +176,7 @@ func (r *runState) openResults() error {
 	r.w, err = results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(r.names, expect),
-		Scenarios: run.ScenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
+		Scenarios: run.ScenarioSteps(s), Probe: opt.Probe, Slots: s.Count, GRPC: grpcEndpoints(s, ex.Reqs, r.names),
 	}, r.names)
 	if err != nil {
 		return recordError(opt.OutDir, err)

@@ -10,9 +10,15 @@ import (
 // its URL's scheme: HTTP/2 over TLS needs https, prior-knowledge h2c needs
 // http.
 func (l *loader) decodeProtocol(attrs hcl.Attributes, t *Target) hcl.Diagnostics {
-	proto, diags := l.enumAttr(attrs, "protocol", ProtocolHTTP1, ProtocolH2, ProtocolH2C, ProtocolAuto)
+	proto, diags := l.enumAttr(attrs, "protocol", ProtocolHTTP1, ProtocolH2, ProtocolH2C, ProtocolAuto, ProtocolGRPC)
 	if proto != "" {
 		t.Protocol = proto
+	}
+	if t.URL != nil && (t.URL.Scheme == "grpc" || t.URL.Scheme == "grpcs") {
+		if attr := attrs["protocol"]; attr != nil && proto != "" && proto != ProtocolGRPC {
+			diags = append(diags, attrError(attr, "Invalid protocol", fmt.Sprintf("a %s:// url is a gRPC target; leave protocol out or set it to \"grpc\" (got %q).", t.URL.Scheme, proto)))
+		}
+		t.Protocol = ProtocolGRPC
 	}
 	if attr := attrs["protocol"]; attr != nil && t.URL != nil {
 		switch {

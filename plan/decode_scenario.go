@@ -186,8 +186,10 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 		case st.Kind == StepHTTP:
 			st.Request, d = l.decodeRequest(contents[i], b, sc)
 			diags = append(diags, d...)
+			diags = append(diags, grpcStepCaptures(st)...)
 		default:
 			diags = append(diags, l.decodeWebSocket(contents[i], b, st, sc)...)
+			diags = append(diags, grpcOnWebSocketStep(contents[i].Attributes, st)...)
 		}
 		if st.Kind == StepForEach && st.WebSocket != nil {
 			var nested []*hcl.Block

@@ -50,11 +50,12 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		diags = append(diags, d...)
 	}
 	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
-	for i, tb := range content.Blocks {
+	tlsBlocks := 0
+	for _, tb := range content.Blocks {
 		if tb.Type != "tls" {
 			continue
 		}
-		if i > 0 {
+		if tlsBlocks++; tlsBlocks > 1 {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate tls block",
 				Detail: fmt.Sprintf("target %q has more than one tls block; merge them into one.", t.Name), Subject: tb.DefRange.Ptr()})
 			continue
@@ -62,6 +63,7 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		diags = append(diags, l.decodeTLSBlock(t, tb)...)
 	}
 	diags = append(diags, l.decodeProtocol(attrs, t)...)
+	diags = append(diags, l.decodeGRPCTarget(t, content.Blocks)...)
 	if prev, dup := l.targets[t.Name]; dup {
 		diags = append(diags, duplicate("target", t.Name, b.DefRange, prev.DeclRange))
 		return nil, diags
@@ -82,8 +84,8 @@ func (l *loader) targetURL(attr *hcl.Attribute, raw string) (*url.URL, hcl.Diagn
 			reason = ue.Err.Error()
 		}
 		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url is not a valid URL: %s. Write an absolute URL such as \"http://127.0.0.1:8080\".", reason))}
-	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss":
-		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url must be an absolute http://, https://, ws:// or wss:// URL such as \"http://127.0.0.1:8080\" (got %s).", l.shown(attr, raw)))}
+	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "grpc" && u.Scheme != "grpcs":
+		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url must be an absolute http://, https://, ws://, wss://, grpc:// or grpcs:// URL such as \"http://127.0.0.1:8080\" (got %s).", l.shown(attr, raw)))}
 	case u.Host == "":
 		return nil, hcl.Diagnostics{attrError(attr, "Invalid target url", fmt.Sprintf("url has no host (got %s); write it as \"http://HOST:PORT\".", l.shown(attr, raw)))}
 	}

@@ -48,7 +48,7 @@ func (l *loader) decodeTLSBlock(t *Target, b *hcl.Block) hcl.Diagnostics {
 	// A block whose every setting is empty (variables left at "", as
 	// examples/http2.hcl passes them for h2c) has nothing to ignore.
 	blank := t.TLS == TLS{DeclRange: t.TLS.DeclRange} && !t.InsecureSkipVerify
-	if t.URL != nil && (t.URL.Scheme == "http" || t.URL.Scheme == "ws") && !blank {
+	if t.URL != nil && (t.URL.Scheme == "http" || t.URL.Scheme == "ws" || t.URL.Scheme == "grpc") && !blank {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "tls block on a plain http target",
 			Detail:  fmt.Sprintf("target %q speaks plain %s, so its tls block has no effect; use an https:// (or wss://) url to use TLS.", t.Name, t.URL.Scheme),
 			Subject: b.DefRange.Ptr()})

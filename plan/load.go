@@ -42,6 +42,9 @@ type Options struct {
 	// Env holds KEY=VALUE pairs; TRESSI_VAR_<name> sets a variable. The loader
 	// never reads os.Environ itself.
 	Env []string
+	// Descriptors, by target name, replace what gRPC targets' proto
+	// blocks would load (Plan.Descriptors of an earlier load).
+	Descriptors map[string][]byte
 }
 
 // Load reads, decodes and validates a plan. The Plan is nil when the
@@ -62,6 +65,7 @@ func Load(opts Options) (*Plan, map[string]*hcl.File, hcl.Diagnostics) {
 		return nil, l.parser.Files(), l.diags
 	}
 	p.Secrets = l.secrets
+	p.Descriptors = l.descriptors
 	return p, l.parser.Files(), l.diags
 }
 
@@ -94,6 +98,8 @@ type loader struct {
 	// derived: the literal text of every request value computed from a
 	// sensitive one (see noteSensitive).
 	derived []string
+	// descriptors: the gRPC targets' schemas (Plan.Descriptors).
+	descriptors map[string][]byte
 }
 
 func newLoader(opts Options) *loader {

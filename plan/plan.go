@@ -33,6 +33,11 @@ type Plan struct {
 	// Secrets are the texts of the sensitive variables' values, to cut out
 	// of anything shown or stored (see Secrets).
 	Secrets Secrets
+	// Descriptors are the gRPC targets' schemas by target name, each a
+	// serialized FileDescriptorSet: what a .tplan embeds, and what a
+	// replay hands back in Options.Descriptors so it needs neither the
+	// .proto files nor the server's reflection service.
+	Descriptors map[string][]byte
 	// MaxSlots is the most requests the compiled schedule may start, set
 	// by the caller (tressi's --max-slots); 0: compile.DefaultMaxSlots.
 	MaxSlots int64
@@ -77,13 +82,16 @@ type Target struct {
 	ExpectedLatency    time.Duration
 	Headers            []Header // sent with every request to this target
 	InsecureSkipVerify bool
-	Protocol           string // ProtocolHTTP1 (default), ProtocolH2, ProtocolH2C or ProtocolAuto
+	Protocol           string // ProtocolHTTP1 (default), ProtocolH2, ProtocolH2C, ProtocolAuto or ProtocolGRPC
 	MaxStreams         int    // HTTP/2 streams per connection at most (fewer if the server says so); 0 over HTTP/1.1
 	TLS                TLS    // the rest of the tls block; zero when there is none
 	// SourceAddresses are local addresses connections are spread over
 	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
 	SourceAddresses []string
-	DeclRange       hcl.Range
+	// GRPC is a gRPC target's proto block and schema (Protocol is
+	// ProtocolGRPC); nil for other targets.
+	GRPC      *GRPCTarget
+	DeclRange hcl.Range
 }
 
 // The protocols a target speaks.
@@ -152,8 +160,11 @@ type Request struct {
 	Path    Template
 	Headers []Header
 	Body    Template
-	// Expect lists the statuses that count as ok; empty means 200–399.
-	Expect    []int
+	// Expect lists the statuses that count as ok; empty means 200–399
+	// (for a gRPC call: gRPC codes, empty means OK only).
+	Expect []int
+	// GRPC is the call a request to a gRPC target makes; nil otherwise.
+	GRPC      *GRPCRequest
 	DeclRange hcl.Range
 }
 

@@ -53,13 +53,19 @@ func (l *loader) decodeRequest(content *hcl.BodyContent, owner *hcl.Block, sc sc
 		}
 	}
 
+	diags = append(diags, l.decodeGRPCRequest(&r, attrs, owner, sc)...)
+
 	for _, b := range content.Blocks {
 		if b.Type != "expect" {
 			continue
 		}
 		ec, d := b.Body.Content(expectSchema)
 		diags = append(diags, d...)
-		codes, d := l.statusAttr(ec.Attributes, "status")
+		statuses := l.statusAttr
+		if r.GRPC != nil {
+			statuses = l.grpcStatusAttr
+		}
+		codes, d := statuses(ec.Attributes, "status")
 		diags = append(diags, d...)
 		r.Expect = append(r.Expect, codes...)
 	}

@@ -40,7 +40,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "max_streams"},
 		{Name: "source_addresses"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}, {Type: "proto"}},
 }
 
 var tlsSchema = &hcl.BodySchema{
@@ -64,6 +64,12 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "headers"},
 	{Name: "body"},
 	{Name: "form"},
+	// gRPC calls (see decode_grpc_request.go).
+	{Name: "rpc"},
+	{Name: "message"},
+	{Name: "metadata"},
+	{Name: "deadline"},
+	{Name: "compression"},
 }
 
 var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}

@@ -140,7 +140,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 			if !ok {
 				break
 			}
-			if err := t.add(b, r.Meta.Expect); err != nil {
+			if err := t.add(b, r.Meta); err != nil {
 				done()
 				return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
 			}

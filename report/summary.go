@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/tressi/tressi/grpc"
 	"maps"
 	"slices"
 	"strconv"
@@ -55,6 +56,12 @@ type Summary struct {
 	// not expect that status (its expect list, or 200–399), and "0" for no
 	// response: a 404 an endpoint expects is not in it.
 	UnexpectedStatus map[string]int64 `json:"unexpected_status"`
+	// GRPCCodes counts the gRPC calls by code name ("OK", "NOT_FOUND"),
+	// over the endpoints that are gRPC calls, whose statuses are not in
+	// Status; UnexpectedGRPC the calls whose endpoint does not expect
+	// their code. Left out without gRPC endpoints.
+	GRPCCodes      map[string]int64 `json:"grpc_codes,omitempty"`
+	UnexpectedGRPC map[string]int64 `json:"unexpected_grpc,omitempty"`
 	// Partial is set when the inputs hold less than the run: slots of the
 	// schedule without a row (MissingSlots), or a run directory whose
 	// meta.json says the run never finished. The figures then cover only
@@ -109,6 +116,9 @@ type EndpointSummary struct {
 	Errors   int64            `json:"errors"`
 	Latency  Percentiles      `json:"latency_ms"`
 	Status   map[string]int64 `json:"status"`
+	// GRPC: the endpoint is a gRPC call; Status is then by gRPC code (0
+	// is OK), counting the calls that ended with one.
+	GRPC bool `json:"grpc,omitempty"`
 }
 
 // StatusCount is one row of the status-code distribution, in status order.
@@ -144,6 +154,7 @@ type endpointTally struct {
 	ok        int64
 	unjudged  int64 // not_sent and interrupted rows: cut off by a stop
 	latency   *latencyHistogram
+	grpc      bool // a gRPC call: statuses are gRPC codes
 }
 
 func newEndpointTally(name string, expect []int) *endpointTally {
@@ -250,11 +261,14 @@ func notRequest(word string) bool {
 	return ok && k.NotRequest()
 }
 
-// add folds one batch in. expect is the batch's file's Meta.Expect.
-func (t *tally) add(b *results.Batch, expect map[string][]int) error {
+// add folds one batch in, with its file's Meta (the statuses each
+// endpoint expects, which endpoints are gRPC calls).
+func (t *tally) add(b *results.Batch, meta results.Meta) error {
 	t.epOf, t.scnOf = t.epOf[:0], t.scnOf[:0]
 	for _, name := range b.EndpointNames {
-		t.epOf = append(t.epOf, t.endpoint(name, expect))
+		ep := t.endpoint(name, meta.Expect)
+		ep.grpc = ep.grpc || slices.Contains(meta.GRPC, name)
+		t.epOf = append(t.epOf, ep)
 		t.scnOf = append(t.scnOf, t.sessions.scenarioOf(name))
 	}
 	t.errOf = append(t.errOf[:0], b.ErrorNames...)
@@ -296,7 +310,11 @@ func (t *tally) add(b *results.Batch, expect map[string][]int) error {
 		}
 		st := status[i]
 		ep.requests++
-		ep.countStatus(st)
+		if !ep.grpc || st != 0 || !failedKind[xi] {
+			// A gRPC call that failed without a code (not sent, cut off,
+			// no connection) is no OK: its error says what happened.
+			ep.countStatus(st)
+		}
 		errN[xi]++
 		if cutOff[xi] {
 			ep.unjudged++
@@ -401,9 +419,15 @@ func (t *tally) summary() Summary {
 		es := EndpointSummary{
 			Name: e.name, Requests: e.requests, OK: e.ok,
 			Errors:  results.Counts{Requests: e.requests, OK: e.ok, CutOff: e.unjudged}.Errors(),
-			Latency: e.latency.Percentiles(), Status: e.statusMap(),
+			Latency: e.latency.Percentiles(), Status: e.statusMap(), GRPC: e.grpc,
+		}
+		if e.grpc {
+			s.addGRPC(es, e)
 		}
 		for k, n := range es.Status {
+			if e.grpc {
+				break
+			}
 			s.Status[k] += n
 			if st, _ := strconv.Atoi(k); st == 0 || !e.expects(uint16(st)) {
 				s.UnexpectedStatus[k] += n
@@ -457,4 +481,19 @@ func tlsSummary(env map[string]any) *TLSSummary {
 // for every reader of a run (report, diff, thresholds, the live view).
 func (s *Summary) Counts() results.Counts {
 	return results.Counts{Requests: s.Requests, OK: s.OK, CutOff: s.NotSent + s.Interrupted}
+}
+
+// addGRPC counts a gRPC endpoint's calls by code name.
+func (s *Summary) addGRPC(es EndpointSummary, e *endpointTally) {
+	if s.GRPCCodes == nil {
+		s.GRPCCodes, s.UnexpectedGRPC = map[string]int64{}, map[string]int64{}
+	}
+	for k, n := range es.Status {
+		code, _ := strconv.Atoi(k)
+		name := grpc.Code(code).String()
+		s.GRPCCodes[name] += n
+		if !e.expects(uint16(code)) {
+			s.UnexpectedGRPC[name] += n
+		}
+	}
 }

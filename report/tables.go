@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"github.com/tressi/tressi/grpc"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +51,13 @@ func (r *Report) sections() []section {
 	if len(s.Scenarios) > 0 {
 		out = append(out, scenarioSection(s))
 	}
-	out = append(out, endpointSection(s), statusSection(s))
+	out = append(out, endpointSection(s))
+	if len(s.Status) > 0 || len(s.GRPCCodes) == 0 {
+		out = append(out, statusSection(s))
+	}
+	if len(s.GRPCCodes) > 0 {
+		out = append(out, grpcSection(s))
+	}
 	if s.WebSocket != nil {
 		out = append(out, webSocketSection(s.WebSocket))
 	}
@@ -203,6 +210,10 @@ func endpointSection(s *Summary) section {
 func endpointRow(e EndpointSummary) []string {
 	var st []string
 	for _, c := range sortedStatus(e.Status) {
+		if e.GRPC {
+			st = append(st, fmt.Sprintf("%s×%d", grpc.Code(c.Status), c.Count))
+			continue
+		}
 		st = append(st, fmt.Sprintf("%d×%d", c.Status, c.Count))
 	}
 	l := e.Latency
@@ -503,4 +514,38 @@ func webSocketSection(w *results.WebSocketSummary) section {
 		sec.Notes = append(sec.Notes, fmt.Sprintf("open connections: peak %s over %d s", count(peak), n))
 	}
 	return sec
+}
+
+// grpcSection counts the gRPC calls by code, in code order.
+func grpcSection(s *Summary) section {
+	sec := section{Title: "gRPC codes", Header: []string{"code", "count", "share", "unexpected"}, Align: "lrrr"}
+	var calls int64
+	for _, n := range s.GRPCCodes {
+		calls += n
+	}
+	names := make([]string, 0, len(s.GRPCCodes))
+	for name := range s.GRPCCodes {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int { return codeOrder(a) - codeOrder(b) })
+	for _, name := range names {
+		n := s.GRPCCodes[name]
+		label := name
+		if c, ok := grpc.ParseCode(name); ok {
+			label = fmt.Sprintf("%d %s", c, name)
+		}
+		sec.Rows = append(sec.Rows, []string{label, count(n), percent(share(n, calls)), count(s.UnexpectedGRPC[name])})
+	}
+	sec.Notes = []string{"the calls of gRPC endpoints that ended with a code; those that failed without one (not sent, no connection) are under Errors"}
+	return sec
+}
+
+// codeOrder sorts code names by number; names of codes beyond gRPC's
+// ("CODE(20)") after them.
+func codeOrder(name string) int {
+	if c, ok := grpc.ParseCode(name); ok {
+		return int(c)
+	}
+	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "CODE("), ")"))
+	return n + 1000
 }

@@ -51,6 +51,9 @@ const (
 	// KeyProbe marks the results of one probe of a capacity search: a JSON
 	// object the search package writes and reads (see docs/search.md).
 	KeyProbe = "tressi.probe"
+	// KeyGRPC lists, as a JSON array, the endpoints that are gRPC calls:
+	// their status is a gRPC code (0 is OK), not an HTTP status.
+	KeyGRPC = "tressi.grpc"
 )
 
 // Row is one request outcome. Times are ns after run start; -1 where the
@@ -99,6 +102,9 @@ type Meta struct {
 	// Probe is the capacity-search probe these rows belong to, as JSON;
 	// empty outside a search.
 	Probe string
+	// GRPC names the endpoints that are gRPC calls: their status column
+	// holds gRPC codes. Absent from older files and runs without gRPC.
+	GRPC []string
 }
 
 // Shard is stripe Index of Count; the zero value means the whole schedule (0/1).
@@ -176,6 +182,11 @@ func (m Meta) metadata() arrow.Metadata {
 		keys = append(keys, KeyProbe)
 		values = append(values, m.Probe)
 	}
+	if len(m.GRPC) > 0 {
+		gj, _ := json.Marshal(m.GRPC)
+		keys = append(keys, KeyGRPC)
+		values = append(values, string(gj))
+	}
 	return arrow.NewMetadata(keys, values)
 }
 
@@ -218,6 +229,11 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	if v := get(KeyExpect); v != "" {
 		if err := json.Unmarshal([]byte(v), &m.Expect); err != nil {
 			return m, fmt.Errorf("metadata %s is not a JSON object of endpoint to statuses: %v", KeyExpect, err)
+		}
+	}
+	if v := get(KeyGRPC); v != "" {
+		if err := json.Unmarshal([]byte(v), &m.GRPC); err != nil {
+			return m, fmt.Errorf("metadata %s is not a JSON array of endpoint names: %v", KeyGRPC, err)
 		}
 	}
 	if v := get(KeyScenarios); v != "" {

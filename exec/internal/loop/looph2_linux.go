@@ -8,6 +8,7 @@ import (
 
 	"github.com/tressi/tressi/exec/internal/session"
 	"github.com/tressi/tressi/exec/internal/sys"
+	"github.com/tressi/tressi/grpc"
 	"github.com/tressi/tressi/h2"
 	"golang.org/x/sys/unix"
 )
@@ -43,6 +44,11 @@ type h2job struct {
 	keep     int    // how much of the body to keep (sample, captures)
 	wbuf     []byte // a rendered request with holes: the stream sends from it
 	resp     lresponse
+	keepHead bool // the response's fields go to resp.Head (a sample, a capture)
+	// call follows a gRPC call's answer (see grpcStream); nil until the
+	// slot first carries one, then reused.
+	call   *grpc.Call
+	isGRPC bool
 }
 
 // startMux turns the connected c into an HTTP/2 connection: its first job
@@ -111,7 +117,7 @@ func (m *h2mux) start(j ljob) {
 	hj := &m.jobs[idx]
 	hj.ljob = j
 	hj.resp = lresponse{RawResponse: session.RawResponse{Head: hj.resp.Head[:0], Body: hj.resp.Body[:0]}}
-	hj.keep = 0
+	hj.keep, hj.keepHead, hj.isGRPC = 0, false, false
 	l.busy++
 	l.armScan()
 	hj.sent = l.ex.Clock.Now()
@@ -169,7 +175,10 @@ func (m *h2mux) Response(s *h2.Stream, status int) bool {
 	hj := &m.jobs[s.Tag]
 	hj.resp.status = status
 	keep, keepHead, sampled := m.memo.keep(m.l, &hj.ljob, status)
-	hj.keep, hj.resp.sampled = keep, sampled
+	hj.keep, hj.resp.sampled, hj.keepHead = keep, sampled, keepHead
+	if hj.isGRPC = hj.pr.Spec.GRPC != nil; hj.isGRPC {
+		hj.grpcStart(status)
+	}
 	if keepHead {
 		// The head as a sample and headerValue read it: a status line,
 		// then one "name: value" line per field.
@@ -177,19 +186,27 @@ func (m *h2mux) Response(s *h2.Stream, status int) bool {
 		h = strconv.AppendInt(h, int64(status), 10)
 		hj.resp.Head = append(h, "\r\n"...)
 	}
-	return keepHead
+	return keepHead || hj.isGRPC // a call's code is in its trailers
 }
 
 // Field is the h2.Handler's: one response header or trailer field.
 func (m *h2mux) Field(s *h2.Stream, name, value string) {
 	hj := &m.jobs[s.Tag]
-	hj.resp.Head = append(append(append(append(hj.resp.Head, name...), ": "...), value...), "\r\n"...)
+	if hj.isGRPC {
+		hj.call.Field(name, value)
+	}
+	if hj.keepHead {
+		hj.resp.Head = append(append(append(append(hj.resp.Head, name...), ": "...), value...), "\r\n"...)
+	}
 }
 
 // Data is the h2.Handler's: a piece of the body; only the kept prefix of
 // it stays.
 func (m *h2mux) Data(s *h2.Stream, p []byte) {
 	hj := &m.jobs[s.Tag]
+	if hj.isGRPC {
+		hj.call.Data(p)
+	}
 	hj.resp.bodyLen += int64(len(p))
 	if room := hj.keep - len(hj.resp.Body); room > 0 {
 		hj.resp.Body = append(hj.resp.Body, p[:min(room, len(p))]...)
@@ -221,6 +238,9 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 		m.release(idx)
 		l.finishJob(j, sent, out, in, hj.connect, err)
 		return
+	}
+	if hj.isGRPC {
+		hj.resp.status = int(hj.call.End()) // the row's status is the call's code
 	}
 	l.recordAnswer(&j, sent, done, out, in, hj.connect, &hj.resp)
 	l.latency += (done - sent - l.latency) / 16 // the streams' mean, for napFor
@@ -413,3 +433,12 @@ func (l *evloop) muxScan(c *lconn, now int64) {
 
 // errNoH2 is a TLS connection whose server did not choose HTTP/2.
 var errNoH2 = errors.New(`the server did not agree to HTTP/2 in the TLS handshake (ALPN): use protocol = "auto" to accept HTTP/1.1`)
+
+// grpcStart readies the stream's call state for a gRPC call's answer.
+func (hj *h2job) grpcStart(status int) {
+	if hj.call == nil {
+		hj.call = &grpc.Call{}
+	}
+	hj.call.Reset()
+	hj.call.Status(status)
+}

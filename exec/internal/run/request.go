@@ -113,6 +113,9 @@ func Render(req *fasthttp.Request, pr *PreparedRequest, v *compile.Values, buf [
 		req.Header.SetBytesV(h.Name, buf) // copies
 	}
 	buf = rq.Body.Append(buf[:0], v)
+	if rq.GRPC != nil && rq.GRPC.Message != nil {
+		buf = appendGRPCMessage(buf, rq.GRPC.Message, v)
+	}
 	if len(buf) > 0 {
 		req.SetBodyRaw(buf)
 	}

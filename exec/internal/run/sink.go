@@ -69,6 +69,9 @@ func (s *RowSink) Outcome(pr *PreparedRequest, k uint64, scheduled, sent, done, 
 		row.Error = results.Interrupted
 	} else {
 		row.Error = Classify(err)
+		if pr.Spec.GRPC != nil {
+			row.Status = grpcFailure(row.Error, err)
+		}
 	}
 	if sent >= 0 {
 		s.Stats.Sent.Add(1)
