@@ -83,7 +83,11 @@ type Target struct {
 	// SourceAddresses are local addresses connections are spread over
 	// (round robin), each with its own ephemeral ports; empty: the kernel picks.
 	SourceAddresses []string
-	DeclRange       hcl.Range
+	// Resolve maps lower-cased host names to the IP addresses connected to
+	// instead of what DNS says (curl's --resolve); Host and TLS's server
+	// name stay the name. Nil when the target has no resolve.
+	Resolve   map[string]string
+	DeclRange hcl.Range
 }
 
 // The protocols a target speaks.

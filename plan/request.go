@@ -36,6 +36,7 @@ func (l *loader) decodeRequest(content *hcl.BodyContent, owner *hcl.Block, sc sc
 		r.Headers, d = l.headers(attr, sc)
 		diags = append(diags, d...)
 	}
+	diags = append(diags, l.decodeBasicAuth(attrs, &r.Headers, sc.what)...)
 	r.Body, _, d = l.templateAttr(attrs, "body", sc)
 	diags = append(diags, d...)
 

@@ -39,6 +39,8 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "protocol"},
 		{Name: "max_streams"},
 		{Name: "source_addresses"},
+		{Name: "resolve"},
+		{Name: "basic_auth"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
@@ -63,6 +65,7 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "path"},
 	{Name: "headers"},
 	{Name: "body"},
+	{Name: "basic_auth"},
 }
 
 var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}
