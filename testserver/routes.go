@@ -18,6 +18,7 @@ var (
 	pathLogin    = []byte("/login")
 	pathMe       = []byte("/me")
 	pathStats    = []byte("/__stats")
+	pathHost     = []byte("/host")
 
 	bodyOK      = []byte("ok\n")
 	typeJSON    = []byte("application/json")
@@ -64,6 +65,16 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.queue(ctx)
 	case RouteFault:
 		s.fault(ctx, path)
+	case RouteCookie:
+		s.cookieRoute(ctx, path[len(prefixCookie):])
+	case RouteRedirect:
+		s.redirect(ctx, path[len(prefixRedirect):])
+	case RouteBasic:
+		s.basicAuth(ctx, path[len(prefixBasicAuth):])
+	case RouteDigest:
+		s.digestAuth(ctx, path[len(prefixDigestAuth):])
+	case RouteHost:
+		s.host(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -91,6 +102,16 @@ func routeOf(path []byte) Route {
 		return RouteQueue
 	case bytes.HasPrefix(path, prefixFault):
 		return RouteFault
+	case bytes.HasPrefix(path, prefixCookie):
+		return RouteCookie
+	case bytes.HasPrefix(path, prefixRedirect):
+		return RouteRedirect
+	case bytes.HasPrefix(path, prefixBasicAuth):
+		return RouteBasic
+	case bytes.HasPrefix(path, prefixDigestAuth):
+		return RouteDigest
+	case bytes.Equal(path, pathHost):
+		return RouteHost
 	}
 	return RouteNotFound
 }

@@ -88,6 +88,7 @@ type Server struct {
 	auth     auth
 	tinode   *tinodeHub
 	fifo     fifo // the /queue route's single server
+	cookies  cookieSessions
 
 	// stallUntil is the end of the current stall window in Unix ns (0: none).
 	stallUntil atomic.Int64

@@ -23,11 +23,16 @@ const (
 	RouteTinode                // /v0/channels (WebSocket, Tinode's protocol)
 	RouteQueue                 // /queue?service=DURATION
 	RouteFault                 // /fault/... (misbehaviours, faults.go)
+	RouteCookie                // /cookie/login, /cookie/me, /cookie/logout (cookies.go)
+	RouteRedirect              // /redirect/{n} (redirect.go)
+	RouteBasic                 // /basic-auth/{user}/{pass} (challenge.go)
+	RouteDigest                // /digest-auth/auth/{user}/{pass}[/{alg}] (challenge.go)
+	RouteHost                  // /host: the Host header received
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "cookie", "redirect", "basic_auth", "digest_auth", "host", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {
@@ -55,6 +60,8 @@ type Stats struct {
 	// upgrades count as requests): a meter for WebSocket benchmarks that
 	// does not take the generator's word.
 	WSMessages uint64 `json:"ws_messages"`
+	// Cookies counts the cookie-session routes (cookies.go).
+	Cookies CookieStats `json:"cookies"`
 }
 
 // counters are the live atomic counters behind Stats. Each sits on its own
@@ -114,7 +121,11 @@ func (c *counters) snapshot() Stats {
 }
 
 // Stats returns a snapshot of the counters.
-func (s *Server) Stats() Stats { return s.counters.snapshot() }
+func (s *Server) Stats() Stats {
+	st := s.counters.snapshot()
+	st.Cookies = s.cookies.snapshot()
+	return st
+}
 
 // ResetStats zeroes the request counters and sets the connection peak to the
 // connections open now, so one server can serve several measured runs.
@@ -128,4 +139,5 @@ func (s *Server) ResetStats() {
 	c.accepted.n.Store(0)
 	c.messages.n.Store(0)
 	c.peak.n.Store(c.open.n.Load())
+	s.cookies.reset()
 }
