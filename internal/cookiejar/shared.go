@@ -29,3 +29,17 @@ func (s *Shared) Get(name, host, path string, secure bool, now int64) (string, b
 	defer s.mu.Unlock()
 	return s.jar.Get(name, host, path, secure, now)
 }
+
+// AppendRequest is Jar.AppendRequest under the lock.
+func (s *Shared) AppendRequest(dst, req []byte, host string, secure bool, now int64) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jar.AppendRequest(dst, req, host, secure, now)
+}
+
+// SetFromHead is Jar.SetFromHead under the lock.
+func (s *Shared) SetFromHead(head []byte, host string, path []byte, secure bool, now int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jar.SetFromHead(head, host, path, secure, now)
+}

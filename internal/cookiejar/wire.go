@@ -14,8 +14,8 @@ var (
 
 // SetFromHead stores every Set-Cookie line of a response head (a status
 // line, then "Name: value" lines) for a request to host and path. It
-// returns how many it stored.
-func (j *Jar) SetFromHead(head []byte, host, path string, secure bool, now int64) int {
+// returns how many it stored; a head without one costs a scan.
+func (j *Jar) SetFromHead(head []byte, host string, path []byte, secure bool, now int64) int {
 	n := 0
 	for len(head) > 0 {
 		line := head
@@ -25,7 +25,7 @@ func (j *Jar) SetFromHead(head []byte, host, path string, secure bool, now int64
 			head = nil
 		}
 		if len(line) > len(setCookieKey) && bytes.EqualFold(line[:len(setCookieKey)], setCookieKey) {
-			if j.SetCookie(string(bytes.TrimSpace(line[len(setCookieKey):])), host, path, secure, now) {
+			if j.SetCookie(string(bytes.TrimSpace(line[len(setCookieKey):])), host, string(path), secure, now) {
 				n++
 			}
 		}
@@ -69,6 +69,16 @@ func (j *Jar) AppendRequest(dst, req []byte, host string, secure bool, now int64
 		return dst[:start], false
 	}
 	return append(dst, req[at:]...), true
+}
+
+// RequestPath is the path of an HTTP/1.1 request's request-target (of an
+// absolute-form target, its path): what cookies' paths are matched
+// against and a Set-Cookie's default path comes from.
+func RequestPath(req []byte) []byte {
+	if i := bytes.Index(req, crlf); i >= 0 {
+		req = req[:i]
+	}
+	return PathOf(requestTarget(req))
 }
 
 // requestTarget is the request-target of a request line "METHOD SP target

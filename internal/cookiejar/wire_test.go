@@ -5,7 +5,7 @@ import "testing"
 func TestSetFromHead(t *testing.T) {
 	var j Jar
 	head := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: sid=abc; Path=/; HttpOnly\r\nset-cookie: pref=1; Path=/app\r\nSet-Cookie2: old=1\r\nX-Set-Cookie: no=1\r\n"
-	if n := j.SetFromHead([]byte(head), "h", "/login", false, now); n != 2 {
+	if n := j.SetFromHead([]byte(head), "h", []byte("/login"), false, now); n != 2 {
 		t.Fatalf("stored %d, want 2", n)
 	}
 	if got, _ := j.AppendHeader(nil, "h", []byte("/app/x"), false, now); string(got) != "pref=1; sid=abc" {
@@ -13,7 +13,7 @@ func TestSetFromHead(t *testing.T) {
 	}
 	// HTTP/2's fields, as the loop keeps them.
 	var h2 Jar
-	h2.SetFromHead([]byte("HTTP/2 200\r\nset-cookie: a=1\r\n"), "h", "/", true, now)
+	h2.SetFromHead([]byte("HTTP/2 200\r\nset-cookie: a=1\r\n"), "h", []byte("/"), true, now)
 	if got, _ := h2.AppendHeader(nil, "h", []byte("/"), true, now); string(got) != "a=1" {
 		t.Errorf("h2 Cookie %q", got)
 	}
@@ -42,6 +42,19 @@ func TestAppendRequest(t *testing.T) {
 	}
 	if _, ok := j.AppendRequest(nil, []byte("garbage"), "api.example", false, now); ok {
 		t.Error("garbage was rewritten")
+	}
+}
+
+func TestRequestPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"GET /a/b?q=1 HTTP/1.1\r\nHost: h\r\n\r\n": "/a/b",
+		"GET http://h:80/x#f HTTP/1.1\r\n":         "/x",
+		"GET http://h HTTP/1.1\r\n":                "/",
+		"garbage":                                  "",
+	} {
+		if got := string(RequestPath([]byte(in))); got != want {
+			t.Errorf("RequestPath(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
