@@ -49,7 +49,9 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		t.Headers = h
 		diags = append(diags, d...)
 	}
-	diags = append(diags, l.decodeBasicAuth(attrs, &t.Headers, fmt.Sprintf("target %q", t.Name))...)
+	var d2 hcl.Diagnostics
+	t.DigestAuth, d2 = l.decodeAuth(attrs, &t.Headers, fmt.Sprintf("target %q", t.Name))
+	diags = append(diags, d2...)
 	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
 	diags = append(diags, l.decodeResolve(attrs, t)...)
 	for i, tb := range content.Blocks {

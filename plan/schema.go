@@ -41,6 +41,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "source_addresses"},
 		{Name: "resolve"},
 		{Name: "basic_auth"},
+		{Name: "digest_auth"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
 }
@@ -66,6 +67,7 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "headers"},
 	{Name: "body"},
 	{Name: "basic_auth"},
+	{Name: "digest_auth"},
 }
 
 var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}
@@ -78,6 +80,7 @@ var endpointSchema = &hcl.BodySchema{
 	Attributes: append(append([]hcl.AttributeSchema{}, requestAttributes...),
 		hcl.AttributeSchema{Name: "weight"},
 		hcl.AttributeSchema{Name: "max_rate"},
+		hcl.AttributeSchema{Name: "cookies"},
 	),
 	Blocks: []hcl.BlockHeaderSchema{expectBlock},
 }
@@ -88,6 +91,7 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "think"},
 		{Name: "data"},
 		{Name: "connection"},
+		{Name: "cookies"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "step", LabelNames: []string{"name"}}},
 }
