@@ -6,45 +6,46 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/fasthttputil"
-
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/record"
+	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
 )
 
 // benchExecutor is an executor wired to an in-memory fasthttp server, for
 // measuring the per-request path without the network.
-func benchExecutor(b *testing.B, s *compile.Schedule) *executor {
+func benchExecutor(b *testing.B, s *compile.Schedule) *run.Executor {
 	ln := fasthttputil.NewInmemoryListener()
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("hello, world") }}
 	go srv.Serve(ln)
 	b.Cleanup(func() { ln.Close() })
 
-	ex := &executor{s: s, stopCh: make(chan struct{}), grace: time.Second, maxSample: 64}
-	ex.clock.base = time.Now()
-	ex.cl, _ = newClients(s.Targets, &ex.clock, DefaultMaxResponseBody)
-	ex.cl.hosts[0].Dial = func(string) (net.Conn, error) {
+	ex := &run.Executor{S: s, StopCh: make(chan struct{}), Grace: time.Second, MaxSample: 64}
+	ex.Clock.Base = time.Now()
+	ex.Cl, _ = run.NewClients(s.Targets, &ex.Clock, DefaultMaxResponseBody)
+	ex.Cl.Hosts[0].Dial = func(string) (net.Conn, error) {
 		c, err := ln.Dial()
 		if err != nil {
 			return nil, err
 		}
-		return ex.cl.track(c, c), nil
+		return ex.Cl.Track(c, c), nil
 	}
-	reqs, names, err := prepareRequests(s, ex.cl)
+	reqs, names, err := run.PrepareRequests(s, ex.Cl)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ex.reqs = reqs
+	ex.Reqs = reqs
 	w, err := results.NewWriter(io.Discard, results.Meta{}, names)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ex.th = newThresholds(results.Thresholds{}, ex)
-	ex.rec = newRecorder(w, 1, openBatchRows)
-	go ex.rec.run(func(uint16, uint16) bool { return true })
-	b.Cleanup(func() { close(ex.rec.in); <-ex.rec.done })
+	ex.Th = run.NewThresholds(results.Thresholds{}, ex)
+	ex.Rec = record.NewRecorder(w, 1, record.OpenBatchRows)
+	go ex.Rec.Run(func(uint16, uint16) bool { return true })
+	b.Cleanup(func() { close(ex.Rec.In); <-ex.Rec.Done })
 	return ex
 }
 
@@ -64,17 +65,17 @@ func BenchmarkSend(b *testing.B) {
 			s := schedule("inmemory", 0, time.Millisecond)
 			s.Requests[0] = tc.req
 			ex := benchExecutor(b, s)
-			w := ex.newWorker()
+			w := ex.NewWorker()
 			for k := range 1000 { // warm up: connection, buffers, samples
-				w.send(uint64(k), 0, ex.clock.now())
+				w.Send(uint64(k), 0, ex.Clock.Now())
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for k := range b.N {
-				w.send(uint64(k), 0, ex.clock.now())
+				w.Send(uint64(k), 0, ex.Clock.Now())
 			}
 			b.StopTimer()
-			w.flush()
+			w.Flush()
 		})
 	}
 }
@@ -89,7 +90,7 @@ func BenchmarkOpenSendLag(b *testing.B) {
 	var lags []int64
 	cpu0 := processCPU()
 	for b.Loop() {
-		_, rows := run(b, schedule(srv.addr, n, interval), Options{})
+		_, rows := runPlan(b, schedule(srv.addr, n, interval), Options{})
 		checkOneRowPerSlot(b, rows, n)
 		for _, r := range rows {
 			lags = append(lags, r.Sent-r.Scheduled)

@@ -37,7 +37,7 @@ func TestHugeBodiesAreStreamed(t *testing.T) {
 			s.Targets[0].Connections = 4
 			s.Targets[0].Timeout = time.Minute
 			base := resetPeakRSS(t)
-			_, rows := run(t, s, Options{Engine: engine})
+			_, rows := runPlan(t, s, Options{Engine: engine})
 			peak := peakRSS(t)
 			for _, r := range rows {
 				if r.Error != results.None || r.BytesIn < size {

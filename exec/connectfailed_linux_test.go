@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/http2"
-
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
+	"golang.org/x/net/http2"
 )
 
 const connectFailedPlan = `
@@ -60,7 +59,7 @@ func TestFailedRowsKeepConnectTime(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			before := c.accepted()
 			s := compilePlan(t, fmt.Sprintf(connectFailedPlan, c.addr, c.protocol, c.extra), nil)
-			out, rows := run(t, s, Options{Engine: c.engine})
+			out, rows := runPlan(t, s, Options{Engine: c.engine})
 			checkOneRowPerSlot(t, rows, int(s.Count))
 			carrying := int64(0)
 			for _, r := range rows {

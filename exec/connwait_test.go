@@ -37,7 +37,7 @@ func TestTimeoutCoversConnectionWait(t *testing.T) {
 	forEngines(t, func(t *testing.T, engine string) {
 		s := compilePlan(t, fmt.Sprintf(connWaitPlan, addr), nil)
 		timeout := s.Targets[0].Timeout
-		out, rows := run(t, s, Options{Engine: engine})
+		out, rows := runPlan(t, s, Options{Engine: engine})
 		checkOneRowPerSlot(t, rows, int(s.Count))
 		kinds := countErrors(rows)
 		for _, r := range rows {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/sys"
 )
 
 // Every connection is a file descriptor. With a limit below the plan's
@@ -23,7 +24,7 @@ const filesBesideConnections = 32
 // allows and returns a warning when s's connections plus the files a run
 // keeps open do not fit it; "" when they fit or the limit is unknown.
 func FileLimitWarning(s *compile.Schedule) string {
-	limit, ok := raiseFileLimit()
+	limit, ok := sys.RaiseFileLimit()
 	if !ok {
 		return ""
 	}

@@ -14,11 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
-
 	"github.com/tressi/tressi/h2"
 	"github.com/tressi/tressi/results"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // h2cServer is Go's own HTTP/2 server in cleartext with prior knowledge,
@@ -87,7 +86,7 @@ func TestH2COpenModelOnTheLoop(t *testing.T) {
 	})
 	const n = 400
 	s := compilePlan(t, h2Schedule(srv.addr, n, time.Millisecond, 2, 50), nil)
-	out, rows := run(t, s, Options{})
+	out, rows := runPlan(t, s, Options{})
 	if out.Engine != EngineLoop || out.Requests != n || out.OK != n {
 		t.Fatalf("outcome %+v, want %d ok on the loop", out, n)
 	}
@@ -146,7 +145,7 @@ func TestH2CClosedModelHonoursMaxStreams(t *testing.T) {
 		io.WriteString(w, "ok")
 	})
 	src := h2cClosedPlan(srv.addr, 2, 3, 20)
-	out, rows := run(t, compilePlan(t, src, nil), Options{})
+	out, rows := runPlan(t, compilePlan(t, src, nil), Options{})
 	if out.Requests == 0 || out.OK != out.Requests || int64(len(rows)) != out.Requests {
 		t.Fatalf("outcome %+v with %d rows", out, len(rows))
 	}
@@ -169,7 +168,7 @@ func TestH2StreamTimeoutLeavesTheConnection(t *testing.T) {
 		io.WriteString(w, "ok")
 	})
 	src := strings.Replace(h2Schedule(srv.addr, 10, 10*time.Millisecond, 1, 10), `timeout     = "2s"`, `timeout     = "300ms"`, 1)
-	out, rows := run(t, compilePlan(t, src, nil), Options{})
+	out, rows := runPlan(t, compilePlan(t, src, nil), Options{})
 	if out.Requests != 10 || out.OK != 9 {
 		t.Fatalf("outcome %+v, want 9 of 10 ok", out)
 	}
@@ -244,7 +243,7 @@ func goAwayServer(t *testing.T) (string, *atomic.Int64) {
 func TestH2GoAwayRecordsUnprocessedStreams(t *testing.T) {
 	addr, answered := goAwayServer(t)
 	src := strings.Replace(h2Schedule(addr, 8, time.Millisecond, 1, 10), `rate `, `rate `, 1)
-	out, rows := run(t, compilePlan(t, src, nil), Options{})
+	out, rows := runPlan(t, compilePlan(t, src, nil), Options{})
 	if out.Requests != 8 || len(rows) != 8 {
 		t.Fatalf("outcome %+v, %d rows, want 8", out, len(rows))
 	}
@@ -334,32 +333,5 @@ func TestH2NeedsTheLoop(t *testing.T) {
 	_, err := Run(t.Context(), s, Options{OutDir: filepath.Join(t.TempDir(), "run"), Engine: EngineFasthttp})
 	if err == nil || !strings.Contains(err.Error(), "HTTP/1.1 only") {
 		t.Fatalf("got %v, want the fasthttp engine to refuse an h2c target", err)
-	}
-}
-
-// A target learns a server's streams per connection from two GOAWAYs
-// that left streams unprocessed after the same count, and from nothing
-// else.
-func TestSawGoAwayLearnsOnlyAnAgreedLimit(t *testing.T) {
-	type goAway struct{ processed, started int }
-	for _, tc := range []struct {
-		name string
-		seen []goAway
-		want int
-	}{
-		{"two agree", []goAway{{1000, 1019}, {1000, 1010}}, 1000},
-		{"one is not enough", []goAway{{1000, 1019}}, 0},
-		{"counts differ", []goAway{{1000, 1019}, {731, 750}}, 0},
-		{"idle closes leave nothing unprocessed", []goAway{{1, 1}, {1, 1}}, 0},
-		{"an error or nothing processed", []goAway{{0, 20}, {0, 20}}, 0},
-		{"the latest pair counts", []goAway{{500, 510}, {731, 750}, {731, 740}}, 731},
-	} {
-		tg := &ltarget{}
-		for _, g := range tc.seen {
-			tg.sawGoAway(g.processed, g.started)
-		}
-		if tg.streamLimit != tc.want {
-			t.Errorf("%s: limit %d, want %d", tc.name, tg.streamLimit, tc.want)
-		}
 	}
 }

@@ -87,7 +87,7 @@ load {
   %s
 }
 `, addr, load)
-		out, _ := run(t, compilePlan(t, src, nil), Options{})
+		out, _ := runPlan(t, compilePlan(t, src, nil), Options{})
 		bySlot, _ := sessionRows(t, out.Dir)
 		if out.Engine != EngineLoop || int64(len(bySlot)) != out.Requests || !closed && out.Requests != 600 || closed && out.Requests < 60 {
 			t.Fatalf("outcome %+v, %d slots", out, len(bySlot))

@@ -69,7 +69,7 @@ load {
 func TestH2OverTLSOnTheLoop(t *testing.T) {
 	p := newPKI(t)
 	srv := serveH2TLS(t, p, false)
-	out, rows := run(t, compilePlan(t, h2TLSPlan(srv.addr, "h2", p.caFile, 200), nil), Options{})
+	out, rows := runPlan(t, compilePlan(t, h2TLSPlan(srv.addr, "h2", p.caFile, 200), nil), Options{})
 	if out.Engine != EngineLoop || out.Requests != 200 || out.OK != 200 || srv.h2.Load() != 200 {
 		t.Fatalf("outcome %+v; server saw %d HTTP/2 requests", out, srv.h2.Load())
 	}
@@ -98,14 +98,14 @@ func TestH2OverTLSOnTheLoop(t *testing.T) {
 func TestH2AutoFallsBackAndH2Refuses(t *testing.T) {
 	p := newPKI(t)
 	srv := serveH2TLS(t, p, true)
-	out, _ := run(t, compilePlan(t, h2TLSPlan(srv.addr, "auto", p.caFile, 50), nil), Options{})
+	out, _ := runPlan(t, compilePlan(t, h2TLSPlan(srv.addr, "auto", p.caFile, 50), nil), Options{})
 	if out.OK != 50 || srv.h2.Load() != 0 {
 		t.Fatalf("auto: outcome %+v, %d HTTP/2 requests", out, srv.h2.Load())
 	}
 	if m := readMeta(t, out.Dir); m.Protocols["t"]["http/1.1"] < 1 || m.Protocols["t"]["h2"] != 0 {
 		t.Fatalf("auto: meta.json protocols %v", m.Protocols)
 	}
-	out, rows := run(t, compilePlan(t, h2TLSPlan(srv.addr, "h2", p.caFile, 20), nil), Options{})
+	out, rows := runPlan(t, compilePlan(t, h2TLSPlan(srv.addr, "h2", p.caFile, 20), nil), Options{})
 	if out.OK != 0 || len(rows) != 20 {
 		t.Fatalf("h2 against an HTTP/1.1 server: outcome %+v", out)
 	}
@@ -157,7 +157,7 @@ load {
   }
 }
 `, addr, p.caFile)
-	out, _ := run(t, compilePlan(t, src, nil), Options{})
+	out, _ := runPlan(t, compilePlan(t, src, nil), Options{})
 	bySlot, _ := sessionRows(t, out.Dir)
 	if out.Engine != EngineLoop || len(bySlot) != 350 {
 		t.Fatalf("outcome %+v, %d slots", out, len(bySlot))

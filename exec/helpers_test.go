@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
+	"github.com/valyala/fasthttp"
 )
 
 // server is a real fasthttp server on a loopback port that counts requests.
@@ -59,7 +58,7 @@ func schedule(addr string, n int, interval time.Duration) *compile.Schedule {
 }
 
 // run runs s into a temporary directory and reads every row back.
-func run(t testing.TB, s *compile.Schedule, opt Options) (*Outcome, []results.Row) {
+func runPlan(t testing.TB, s *compile.Schedule, opt Options) (*Outcome, []results.Row) {
 	t.Helper()
 	if opt.OutDir == "" {
 		opt.OutDir = filepath.Join(t.TempDir(), "run")

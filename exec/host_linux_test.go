@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
 	"github.com/tressi/tressi/results"
 )
 
@@ -103,7 +102,7 @@ load {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := compilePlan(t, plan(tc.protocol, tc.target, tc.endpoint), nil)
-			out, rows := run(t, s, Options{Engine: tc.engine})
+			out, rows := runPlan(t, s, Options{Engine: tc.engine})
 			if out.OK != int64(len(rows)) || len(rows) != 10 {
 				t.Fatalf("%d rows, outcome %+v", len(rows), out)
 			}

@@ -36,7 +36,7 @@ load {
   }
 }
 `, addr), nil)
-	out, _ := run(t, s, Options{})
+	out, _ := runPlan(t, s, Options{})
 	if out.Engine != EngineLoop {
 		t.Skipf("engine %s: the recorder runs at idle priority beside the loop engine only", out.Engine)
 	}

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tressi/tressi/exec/internal/record"
+	"github.com/tressi/tressi/exec/internal/run"
 )
 
 // The progress line says when the generator falls behind its schedule.
@@ -12,8 +15,8 @@ func TestProgressSaysBehindSchedule(t *testing.T) {
 		lag  time.Duration
 		want bool
 	}{{2 * time.Second, true}, {time.Millisecond, false}} {
-		ex := &executor{rec: newRecorder(nil, 1, 1024)}
-		ex.rec.lag.Store(int64(tc.lag))
+		ex := &run.Executor{Rec: record.NewRecorder(nil, 1, 1024)}
+		ex.Rec.Lag.Store(int64(tc.lag))
 		var out strings.Builder
 		m := &monitor{ex: ex, out: &out, total: 10 * time.Second}
 		m.print(int64(time.Second))

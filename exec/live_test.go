@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/tressi/tressi/results"
+	"github.com/valyala/fasthttp"
 )
 
 // Started hands a live view the endpoint names the rows index and gauges
@@ -42,7 +41,7 @@ func TestStartedGauges(t *testing.T) {
 			}
 		}()
 	}}
-	out, _ := run(t, s, opt)
+	out, _ := runPlan(t, s, opt)
 	close(stop)
 	wg.Wait()
 	if live.Gauges == nil || len(live.Endpoints) != 1 || live.Endpoints[0] != s.Requests[0].Name {
@@ -71,7 +70,7 @@ func TestGaugesCarryLiveFailures(t *testing.T) {
 	s := schedule(srv.addr, 50, time.Millisecond)
 	s.Thresholds = results.Thresholds{StatusCodes: []int{503}} // abort false: the run goes on
 	var live LiveRun
-	run(t, s, Options{Started: func(l LiveRun) { live = l }})
+	runPlan(t, s, Options{Started: func(l LiveRun) { live = l }})
 	if f := live.Gauges().Failures; len(f) != 1 || f[0] != "status_codes: got status 503" {
 		t.Fatalf("failures %q", f)
 	}

@@ -39,7 +39,7 @@ func TestLiveLatencyThresholds(t *testing.T) {
 			const n = 1000 // 2 s at 500/s
 			s := schedule(srv.addr, n, 2*time.Millisecond)
 			s.Thresholds = tc.th
-			out, rows := run(t, s, Options{Grace: 500 * time.Millisecond})
+			out, rows := runPlan(t, s, Options{Grace: 500 * time.Millisecond})
 			checkOneRowPerSlot(t, rows, n)
 			if out.EarlyExit != tc.stop {
 				t.Fatalf("early exit %v, want %v; failures %v", out.EarlyExit, tc.stop, out.ThresholdFailures)

@@ -16,59 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-	"golang.org/x/sys/unix"
-
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/results"
+	"github.com/valyala/fasthttp"
 )
-
-// The open model reads responses late on purpose, at its next burst: the
-// kernel's receive stamp must date them to their arrival, not the read.
-func TestLoopStampsDateArrival(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
-			time.Sleep(time.Second)
-			c.Close()
-		}
-	}()
-	sa, _ := sockaddr(ln.Addr().(*net.TCPAddr))
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
-		unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE); err != nil {
-		t.Skipf("no receive timestamps here: %v", err)
-	}
-	time.Sleep(20 * time.Millisecond) // the kernel turns stamping on lazily
-	ex := &executor{}
-	ex.clock.base = time.Now()
-	if err := unix.Connect(fd, sa); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * time.Millisecond) // the response arrives, unread
-	l := &evloop{ex: ex}
-	l.rx.on = true // the test's socket asked for stamps itself
-	l.now = l.rx.now(&ex.clock)
-	c := &lconn{fd: fd, sent: -1}
-	buf := make([]byte, 256)
-	n, errno := l.recv(c, buf)
-	if errno != 0 || n == 0 {
-		t.Fatalf("recv: %d bytes, %v", n, errno)
-	}
-	if age := time.Duration(ex.clock.now() - c.rxAt); age < 30*time.Millisecond || age > 2*time.Second {
-		t.Fatalf("read %v after arrival by the stamp; it waited 50 ms unread", age)
-	}
-}
 
 // Several loops (one per spare P) split the slots and the users between
 // them: every slot still goes out exactly once, shards included.
@@ -78,7 +29,7 @@ func TestLoopsSplitTheWork(t *testing.T) {
 	for _, shard := range []results.Shard{{Index: 0, Count: 1}, {Index: 1, Count: 2}} {
 		const n = 3001
 		before := srv.count.Load()
-		out, rows := run(t, schedule(srv.addr, n, 100*time.Microsecond), Options{Shard: shard, Engine: EngineLoop})
+		out, rows := runPlan(t, schedule(srv.addr, n, 100*time.Microsecond), Options{Shard: shard, Engine: EngineLoop})
 		want := n
 		if shard.Count == 2 {
 			want = n / 2 // slots 1, 3, …, 2999
@@ -99,7 +50,7 @@ func TestLoopsSplitTheWork(t *testing.T) {
 	for range 7 {
 		s.Users = append(s.Users, compile.UserSpan{Start: 0, Stop: int64(400 * time.Millisecond)})
 	}
-	out, rows := run(t, s, Options{Engine: EngineLoop})
+	out, rows := runPlan(t, s, Options{Engine: EngineLoop})
 	// Each user sends at most 400/20 + 1 = 21 requests: 147 in all, about
 	// 140 on an idle machine. A busy one takes from the 400 ms (the loops'
 	// start-up counts against it), so the floor is only that every user got
@@ -136,7 +87,7 @@ func TestLoopLargeBody(t *testing.T) {
 	s.Targets[0].Connections = 1
 	s.Targets[0].Timeout = time.Minute // the three queue for one connection
 	s.Requests[0] = compile.Request{Name: "upload", Method: "POST", URI: literal("/up"), Body: literal(body), Static: true}
-	_, rows := run(t, s, Options{Engine: EngineLoop})
+	_, rows := runPlan(t, s, Options{Engine: EngineLoop})
 	checkOneRowPerSlot(t, rows, 3)
 	for _, r := range rows {
 		if r.Error != results.None || r.BytesOut < uint32(len(body)) {
@@ -202,7 +153,7 @@ func TestLoopEarlyAnswer(t *testing.T) {
 	s.Targets[0].Connections = 1
 	s.Requests[0] = compile.Request{Name: "upload", Method: "POST", URI: literal("/up"), Body: literal(body), Static: true,
 		Expect: []int{413}}
-	out, rows := run(t, s, Options{Engine: EngineLoop})
+	out, rows := runPlan(t, s, Options{Engine: EngineLoop})
 	checkOneRowPerSlot(t, rows, 3)
 	for _, r := range rows {
 		if r.Error != results.None || r.Status != 413 {
@@ -233,7 +184,7 @@ func TestLoopLargeResponses(t *testing.T) {
 			ctx.SetBodyString(big)
 		})
 		dir := filepath.Join(t.TempDir(), "run")
-		_, rows := run(t, schedule(srv.addr, 5, 20*time.Millisecond), Options{Engine: EngineLoop, OutDir: dir})
+		_, rows := runPlan(t, schedule(srv.addr, 5, 20*time.Millisecond), Options{Engine: EngineLoop, OutDir: dir})
 		checkOneRowPerSlot(t, rows, 5)
 		for _, r := range rows {
 			if r.Error != results.None || r.Status != 200 || r.BytesIn < uint32(len(big)) {
@@ -378,6 +329,6 @@ func TestLoopRefusesOneP(t *testing.T) {
 	if runtime.GOMAXPROCS(0) != 1 {
 		t.Fatalf("Run changed GOMAXPROCS to %d", runtime.GOMAXPROCS(0))
 	}
-	_, rows := run(t, schedule(srv.addr, 10, time.Millisecond), Options{Engine: EngineFasthttp})
+	_, rows := runPlan(t, schedule(srv.addr, 10, time.Millisecond), Options{Engine: EngineFasthttp})
 	checkOneRowPerSlot(t, rows, 10)
 }

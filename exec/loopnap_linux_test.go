@@ -6,47 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/tressi/tressi/compile"
+	"github.com/valyala/fasthttp"
 )
-
-// The closed model naps only while many HTTP/2 streams are in flight and the
-// share of their latency is worth a sleep; a nap that found nothing makes
-// the next wait one on the sockets.
-func TestNapFor(t *testing.T) {
-	const us = int64(time.Microsecond)
-	for _, tc := range []struct {
-		name    string
-		closed  bool
-		stamps  bool
-		idle    bool
-		streams int
-		muxes   int
-		latency int64
-		want    int64
-	}{
-		{"a share of the latency", true, true, false, 100, 10, 400 * us, 400 * us / napShare},
-		{"at most napMost", true, true, false, 100, 10, 50_000 * us, napMost},
-		{"too short to sleep", true, true, false, 100, 10, napLeast*napShare - 1, 0},
-		{"too few in flight", true, true, false, napBusy - 1, 4, 400 * us, 0},
-		{"one stream per connection, as HTTP/1.1", true, true, false, 100, 100, 400 * us, 0},
-		{"two per connection", true, true, false, 100, 50, 400 * us, 400 * us / napShare},
-		{"the open model sleeps to its bursts", false, true, false, 100, 10, 400 * us, 0},
-		{"no receive stamps", true, false, false, 100, 10, 400 * us, 0},
-		{"the last nap found nothing", true, true, true, 100, 10, 400 * us, 0},
-	} {
-		model := compile.Open
-		if tc.closed {
-			model = compile.Closed
-		}
-		l := &evloop{ex: &executor{s: &compile.Schedule{Model: model}}, napIdle: tc.idle, streams: tc.streams, muxes: tc.muxes, latency: tc.latency}
-		l.rx.on = tc.stamps
-		if got := l.napFor(); got != tc.want {
-			t.Errorf("%s: nap %v, want %v", tc.name, time.Duration(got), time.Duration(tc.want))
-		}
-	}
-}
 
 // Napping through responses keeps their latency the server's: 64 closed
 // users over HTTP/2 against a server that answers after 3 ms (so the loop
@@ -80,7 +42,7 @@ func TestClosedNapKeepsLatencyHonest(t *testing.T) {
 
 func checkNapRows(t *testing.T, s *compile.Schedule, delay time.Duration) {
 	t.Helper()
-	out, rows := run(t, s, Options{Engine: EngineLoop})
+	out, rows := runPlan(t, s, Options{Engine: EngineLoop})
 	// 64 users for 1 s at 3 ms each: about 20,000 requests when idle, as
 	// few as one round on a machine loaded far past its cores. Every user
 	// sends at least once; how many more rounds is the machine's, not the

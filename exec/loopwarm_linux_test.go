@@ -80,7 +80,7 @@ func TestWarmUpOpensConnectionsBeforeTheFirstRequest(t *testing.T) {
 			srv := newWarmServer(t)
 			s := schedule(srv.addr, c.slots, 2*time.Millisecond)
 			s.Targets[0].Connections = c.conns
-			out, rows := run(t, s, Options{Engine: EngineLoop})
+			out, rows := runPlan(t, s, Options{Engine: EngineLoop})
 			checkOneRowPerSlot(t, rows, c.slots)
 			if out.OK != int64(c.slots) {
 				t.Fatalf("outcome %+v", out)
@@ -118,7 +118,7 @@ func TestWarmUpFailureLeavesTheRowsToTheRun(t *testing.T) {
 	ln.Close() // nothing listens there now: connections are refused
 	s := schedule(addr, 10, time.Millisecond)
 	s.Targets[0].Connections = 4
-	out, rows := run(t, s, Options{Engine: EngineLoop})
+	out, rows := runPlan(t, s, Options{Engine: EngineLoop})
 	checkOneRowPerSlot(t, rows, 10)
 	for _, r := range rows {
 		if r.Error != results.ConnectRefused {
@@ -138,7 +138,7 @@ func TestWarmUpLeavesSessionConnectionsAlone(t *testing.T) {
 	s.Entries[0].Scenario = true
 	s.Entries[0].Connection = compile.ConnectionSession
 	s.Targets[0].Connection = compile.ConnectionSession
-	out, rows := run(t, s, Options{Engine: EngineLoop})
+	out, rows := runPlan(t, s, Options{Engine: EngineLoop})
 	checkOneRowPerSlot(t, rows, 5)
 	if m := readMeta(t, out.Dir); m.Warmup != nil {
 		t.Fatalf("meta.json warmup %+v for a session-only target", m.Warmup)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/loop"
+	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/results"
 )
 
@@ -161,7 +163,7 @@ func TestMisbehavingServers(t *testing.T) {
 				// the test runs beside the others) from reading as one.
 				s.Targets[0].Timeout = 10 * time.Second
 				s.Requests[0].Method = tc.method
-				out, rows := run(t, s, Options{Engine: engine, MaxResponseBody: 4096})
+				out, rows := runPlan(t, s, Options{Engine: engine, MaxResponseBody: 4096})
 				if out.Engine != engine {
 					t.Fatalf("ran on %q", out.Engine)
 				}
@@ -201,7 +203,7 @@ func TestGarbageFailsFast(t *testing.T) {
 			s := schedule(addr, 1, time.Millisecond)
 			s.Targets[0].Timeout = 6 * time.Second
 			begin := time.Now()
-			_, rows := run(t, s, Options{Engine: engine})
+			_, rows := runPlan(t, s, Options{Engine: engine})
 			if d := time.Since(begin); d > 3*time.Second {
 				t.Fatalf("took %v", d)
 			}
@@ -217,22 +219,22 @@ func TestGarbageFailsFast(t *testing.T) {
 // it cannot run (a target whose address does not resolve) says why.
 func TestChooseEngine(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
-	ex := &executor{s: s, shard: results.Shard{Count: 1}}
-	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && (c.name() != EngineLoop || c.senders() < 1)) {
+	ex := &run.Executor{S: s, Shard: results.Shard{Count: 1}}
+	if c, err := chooseEngine(ex, ""); err != nil || (loop.LoopSupported() && (c.Name() != EngineLoop || c.Senders() < 1)) {
 		t.Fatalf("plain http: %+v %v", c, err)
 	}
 	// Scenarios, with a connection per session, run on the loop too.
 	s.Entries[0].Scenario, s.Entries[0].Connection, s.Targets[0].Connection = true, compile.ConnectionSession, compile.ConnectionSession
-	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && c.name() != EngineLoop) {
+	if c, err := chooseEngine(ex, ""); err != nil || (loop.LoopSupported() && c.Name() != EngineLoop) {
 		t.Fatalf("scenario: %+v %v", c, err)
 	}
 	s.Targets[0].Scheme = "https"
-	if c, err := chooseEngine(ex, ""); err != nil || (loopSupported() && c.name() != EngineLoop) {
-		t.Fatalf("https ran on %q (%v)", c.name(), err)
+	if c, err := chooseEngine(ex, ""); err != nil || (loop.LoopSupported() && c.Name() != EngineLoop) {
+		t.Fatalf("https ran on %q (%v)", c.Name(), err)
 	}
 	s.Targets[0].Addr = "no-such-host.invalid:443"
-	if c, _ := chooseEngine(ex, ""); c.name() != EngineFasthttp {
-		t.Fatalf("an unresolvable target ran on %q", c.name())
+	if c, _ := chooseEngine(ex, ""); c.Name() != EngineFasthttp {
+		t.Fatalf("an unresolvable target ran on %q", c.Name())
 	}
 	_, err := chooseEngine(ex, EngineLoop)
 	var input *InputError
@@ -268,7 +270,7 @@ func TestHeadThenGetOnOneConnection(t *testing.T) {
 				slots[k] = compile.MakeSlot(int64(k)*int64(2*time.Millisecond), k%2)
 			}
 			s.WithSlots(slots)
-			out, rows := run(t, s, Options{Engine: engine})
+			out, rows := runPlan(t, s, Options{Engine: engine})
 			checkOneRowPerSlot(t, rows, n)
 			if out.OK != n {
 				t.Fatalf("%d of %d ok: %v", out.OK, n, out.ErrorKinds)
@@ -283,7 +285,7 @@ type stuckEngine struct{ fasthttpEngine }
 
 var errNoEpoll = errors.New("starting the loop engine: epoll_create1: too many open files")
 
-func (*stuckEngine) start() error { return errNoEpoll }
+func (*stuckEngine) Start() error { return errNoEpoll }
 
 // An engine that fails to start is the run failing, not the user's input:
 // Run returns its error (not an InputError, so the CLI exits 3), having
@@ -291,7 +293,7 @@ func (*stuckEngine) start() error { return errNoEpoll }
 func TestEngineStartFailure(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
 	out, err := Run(t.Context(), s, Options{OutDir: filepath.Join(t.TempDir(), "run"),
-		engine: func(ex *executor) engine { return &stuckEngine{fasthttpEngine{ex: ex}} }})
+		engine: func(ex *run.Executor) engine { return &stuckEngine{fasthttpEngine{ex: ex}} }})
 	var input *InputError
 	if out != nil || !errors.Is(err, errNoEpoll) || errors.As(err, &input) {
 		t.Fatalf("outcome %v, err %v", out, err)

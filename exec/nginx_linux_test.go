@@ -101,7 +101,7 @@ func TestIdleConnectionClosedByNginx(t *testing.T) {
 			const n = 6
 			s := schedule(addr, n, 2500*time.Millisecond)
 			s.Targets[0].Connections = 1
-			out, rows := run(t, s, Options{Engine: engine})
+			out, rows := runPlan(t, s, Options{Engine: engine})
 			checkOneRowPerSlot(t, rows, n)
 			for _, r := range rows {
 				if r.Error != results.None || r.Status != 200 {

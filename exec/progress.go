@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/run"
 )
 
 // monitor runs beside the workers: every tick it sums their counters for
 // the live thresholds and, when asked, prints progress.
 type monitor struct {
-	ex       *executor
+	ex       *run.Executor
 	out      io.Writer // nil: no progress
 	terminal bool
 	total    time.Duration // the stages
@@ -37,7 +38,7 @@ func (m *monitor) run(stop <-chan struct{}) {
 		select {
 		case <-stop:
 			if m.out != nil && m.terminal {
-				m.print(m.ex.clock.now())
+				m.print(m.ex.Clock.Now())
 				fmt.Fprintln(m.out)
 			}
 			return
@@ -48,26 +49,26 @@ func (m *monitor) run(stop <-chan struct{}) {
 }
 
 func (m *monitor) sums() (sent, done, failed int64) {
-	for _, s := range m.ex.stats {
-		sent += s.sent.Load()
-		done += s.done.Load()
-		failed += s.failed.Load()
+	for _, s := range m.ex.Stats {
+		sent += s.Sent.Load()
+		done += s.Done.Load()
+		failed += s.Failed.Load()
 	}
 	return
 }
 
 func (m *monitor) tick() {
-	now := m.ex.clock.now()
+	now := m.ex.Clock.Now()
 	if now < 0 {
 		return // waiting for --start-at
 	}
 	_, done, failed := m.sums()
-	m.ex.th.observe(now, done, failed)
-	m.ex.th.observeLatency(now)
+	m.ex.Th.Observe(now, done, failed)
+	m.ex.Th.ObserveLatency(now)
 	if m.watch != nil {
 		completed := func() int64 { _, d, _ := m.sums(); return d }
 		if reason := m.watch(now, completed); reason != "" {
-			m.ex.th.stopEarly(reason)
+			m.ex.Th.StopEarly(reason)
 		}
 	}
 	if m.out == nil {
@@ -88,12 +89,12 @@ func (m *monitor) print(now int64) {
 	m.lastAt, m.lastDone = now, done
 	line := fmt.Sprintf("%s  sent %d  %.0f req/s  p50 %s  p99 %s  errors %d",
 		m.clockText(time.Duration(now)), sent, rate,
-		fmtLatency(m.ex.rec.p50.Load()), fmtLatency(m.ex.rec.p99.Load()), failed)
-	if lag := time.Duration(m.ex.rec.lag.Load()); lag > behindSchedule {
+		fmtLatency(m.ex.Rec.P50.Load()), fmtLatency(m.ex.Rec.P99.Load()), failed)
+	if lag := time.Duration(m.ex.Rec.Lag.Load()); lag > behindSchedule {
 		// The offered load is not going out on time; latencies still
 		// count from the due instants, so they stay honest. Requests that
 		// waited for a connection are the plan's doing, not the CPU's.
-		if waits := m.ex.connWaits.Load(); waits > 0 {
+		if waits := m.ex.ConnWaits.Load(); waits > 0 {
 			line += fmt.Sprintf("  sent late by %s: %d waited for a connection", fmtLag(lag), waits)
 		} else {
 			line += "  behind schedule by " + fmtLag(lag)

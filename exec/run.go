@@ -39,6 +39,9 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/record"
+	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/exec/internal/sys"
 	"github.com/tressi/tressi/results"
 )
 
@@ -73,10 +76,10 @@ type Options struct {
 
 	// transport, when set, wraps every loop connection (the transport
 	// seam's own tests).
-	transport transportFactory
+	transport run.TransportFactory
 	// engine, when set, replaces the chosen engine (tests of what Run does
 	// when an engine fails to start).
-	engine func(*executor) engine
+	engine func(*run.Executor) engine
 	// Probe is written to the results' metadata (results.KeyProbe) when a
 	// capacity search runs this schedule as one of its probes.
 	Probe string
@@ -105,12 +108,6 @@ type Options struct {
 	// live view reads of the run (see LiveRun).
 	Started func(LiveRun)
 }
-
-// The engines.
-const (
-	EngineLoop     = "loop"
-	EngineFasthttp = "fasthttp"
-)
 
 // Outcome is what a run did.
 type Outcome struct {
@@ -159,43 +156,43 @@ func (o *Outcome) Passed() bool {
 // interruptions are in the Outcome.
 func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error) {
 	if err := check(s); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	opt.defaults()
 	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
 		return nil, err
 	}
-	if err := makeRunDir(opt.OutDir); err != nil {
-		return nil, &InputError{err}
+	if err := record.MakeRunDir(opt.OutDir); err != nil {
+		return nil, &InputError{Err: err}
 	}
 	if opt.TPlan != nil {
-		if err := writeFile(filepath.Join(opt.OutDir, PlanFile), opt.TPlan); err != nil {
+		if err := record.WriteFile(filepath.Join(opt.OutDir, PlanFile), opt.TPlan); err != nil {
 			return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", PlanFile, err))
 		}
 	}
 	out := &Outcome{Dir: opt.OutDir, RunID: newRunID()}
-	meta := newMeta(opt.Version, opt.CommandLine)
+	meta := record.NewMeta(opt.Version, opt.CommandLine)
 	meta.RunID, meta.Plan, meta.Hash, meta.Shard = out.RunID, s.Name, s.Hash, opt.Shard.String()
 	// meta.json says "running" until the run ends: a run killed or crashed
 	// on the way leaves that, and the report tells it from a finished one.
-	meta.ExitStatus, meta.Start = statusRunning, time.Now()
-	if err := meta.write(opt.OutDir); err != nil {
+	meta.ExitStatus, meta.Start = record.StatusRunning, time.Now()
+	if err := meta.Write(opt.OutDir); err != nil {
 		return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", MetaFile, err))
 	}
-	reserve := reserveFiles(filesReserved) // see filereserve.go
+	reserve := sys.ReserveFiles(sys.FilesReserved) // see filereserve.go
 	defer func() {
 		// No way out of Run (an error on the way, a panic) leaves meta.json
 		// saying "running": that word is for a run killed or crashed.
-		reserve.release()
-		if meta.ExitStatus == statusRunning {
+		reserve.Release()
+		if meta.ExitStatus == record.StatusRunning {
 			meta.End, meta.ExitStatus = time.Now(), "error"
-			_ = meta.write(opt.OutDir)
+			_ = meta.Write(opt.OutDir)
 		}
 	}()
 
-	ex := &executor{s: s, shard: opt.Shard, stopCh: make(chan struct{}), grace: opt.Grace, maxSample: opt.MaxBodySample,
-		maxBody: opt.MaxResponseBody, transport: opt.transport}
-	ex.runTag = runTag(out.RunID)
+	ex := &run.Executor{S: s, Shard: opt.Shard, StopCh: make(chan struct{}), Grace: opt.Grace, MaxSample: opt.MaxBodySample,
+		MaxBody: opt.MaxResponseBody, Transport: opt.transport}
+	ex.RunTag = runTag(out.RunID)
 	out.Start = opt.StartAt
 	if out.Start.IsZero() {
 		out.Start = time.Now()
@@ -207,25 +204,25 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	// run directory then says why it holds no results.
 	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
 		meta.Start, meta.End, meta.ExitStatus = out.Start, time.Now(), "late_start"
-		_ = meta.write(opt.OutDir)
+		_ = meta.Write(opt.OutDir)
 		return nil, err
 	}
 	// Now().Add keeps the monotonic reading: instants are immune to wall
 	// clock steps, yet instant zero is the shared --start-at.
-	ex.clock.base = time.Now().Add(time.Until(out.Start))
-	cl, err := newClients(s.Targets, &ex.clock, opt.MaxResponseBody)
+	ex.Clock.Base = time.Now().Add(time.Until(out.Start))
+	cl, err := run.NewClients(s.Targets, &ex.Clock, opt.MaxResponseBody)
 	if err != nil {
 		return nil, err
 	}
-	ex.cl = cl
-	defer ex.cl.close()
-	reqs, names, err := prepareRequests(s, ex.cl)
+	ex.Cl = cl
+	defer ex.Cl.Close()
+	reqs, names, err := run.PrepareRequests(s, ex.Cl)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
-	ex.reqs = reqs
-	if ex.scen, err = newScenarios(ex); err != nil {
-		return nil, &InputError{err}
+	ex.Reqs = reqs
+	if ex.Scen, err = run.NewScenarios(ex); err != nil {
+		return nil, &InputError{Err: err}
 	}
 	eng, err := chooseEngine(ex, opt.Engine)
 	if err != nil {
@@ -234,11 +231,11 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if opt.engine != nil {
 		eng = opt.engine(ex)
 	}
-	if eng.background() && runtime.GOMAXPROCS(0) < 2 {
-		return nil, &InputError{fmt.Errorf("the %s engine needs GOMAXPROCS of 2 or more, even on one core (each loop holds a P, and the recorder needs one of its own); "+
-			"raise it before exec.Run (runtime.GOMAXPROCS(2)), as tressi's CLI does, or use --engine fasthttp", eng.name())}
+	if eng.Background() && runtime.GOMAXPROCS(0) < 2 {
+		return nil, &InputError{Err: fmt.Errorf("the %s engine needs GOMAXPROCS of 2 or more, even on one core (each loop holds a P, and the recorder needs one of its own); "+
+			"raise it before exec.Run (runtime.GOMAXPROCS(2)), as tressi's CLI does, or use --engine fasthttp", eng.Name())}
 	}
-	out.Engine, meta.Engine = eng.name(), eng.name()
+	out.Engine, meta.Engine = eng.Name(), eng.Name()
 	// Created before any connection opens, so it never competes with them
 	// for a descriptor.
 	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
@@ -250,17 +247,17 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		// Connections open before instant zero: a shared --start-at is
 		// kept (the warm-up ends a little before it), else the clock
 		// starts when the warm-up ends.
-		until := ex.clock.now() + int64(warmLimit)
+		until := ex.Clock.Now() + int64(warmLimit)
 		if !opt.StartAt.IsZero() {
 			until = min(until, -int64(time.Millisecond))
 		}
-		meta.Warmup = w.warm(until)
+		meta.Warmup = w.Warm(until)
 		if opt.StartAt.IsZero() {
 			out.Start = time.Now()
-			ex.clock.base = out.Start
+			ex.Clock.Base = out.Start
 		}
 	}
-	overrun := ex.watchScheduleEnd()
+	overrun := ex.WatchScheduleEnd()
 
 	expect := expectations(s, reqs, len(names))
 	// The writer writes straight to the file, without a user-space buffer,
@@ -268,45 +265,45 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	w, err := results.NewWriter(f, results.Meta{
 		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
 		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: scenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
+		Scenarios: run.ScenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
 	}, names)
 	if err != nil {
 		return nil, recordError(opt.OutDir, err)
 	}
-	ex.th = newThresholds(s.Thresholds, ex)
-	ex.abortStatus = make([]bool, 1000)
+	ex.Th = run.NewThresholds(s.Thresholds, ex)
+	ex.AbortStatus = make([]bool, 1000)
 	for _, c := range s.Thresholds.StatusCodes {
-		if c >= 0 && c < len(ex.abortStatus) {
-			ex.abortStatus[c] = true
+		if c >= 0 && c < len(ex.AbortStatus) {
+			ex.AbortStatus[c] = true
 		}
 	}
 
-	ex.rec = newRecorder(w, eng.senders(), eng.batchRows())
-	ex.rec.observe = opt.Observe
+	ex.Rec = record.NewRecorder(w, eng.Senders(), eng.BatchRows())
+	ex.Rec.Observe = opt.Observe
 	if s.Thresholds.LiveWindow > 0 {
-		ex.rec.live = newLiveLatency(s.Thresholds.LiveWindow)
+		ex.Rec.Live = record.NewLiveLatency(s.Thresholds.LiveWindow)
 	}
-	if eng.background() {
+	if eng.Background() {
 		// The engine holds its Ps; the recorder gets one of its own (Run
 		// refused fewer than 2), at idle priority (see recorder.run).
-		ex.rec.background = true
+		ex.Rec.Background = true
 	}
-	go ex.rec.run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
+	go ex.Rec.Run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
 
 	if s.Model == compile.Closed {
-		ex.pick = s.Picker()
-		ex.bucks = make([]*bucket, len(s.Entries))
+		ex.Pick = s.Picker()
+		ex.Bucks = make([]*run.Bucket, len(s.Entries))
 		for i, e := range s.Entries {
-			ex.bucks[i] = newBucket(e.MaxRate)
+			ex.Bucks[i] = run.NewBucket(e.MaxRate)
 		}
 	}
-	if err := eng.start(); err != nil {
-		close(ex.rec.in)
-		<-ex.rec.done
+	if err := eng.Start(); err != nil {
+		close(ex.Rec.In)
+		<-ex.Rec.Done
 		return nil, err
 	}
 	if opt.Started != nil {
-		opt.Started(ex.liveRun(out.RunID, out.Start, names))
+		opt.Started(ex.LiveRun(out.RunID, out.Start, names))
 	}
 	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
 	if opt.Progress != nil {
@@ -317,32 +314,32 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	go func() { mon.run(monStop); close(monDone) }()
 
 	finished := make(chan struct{})
-	go func() { ex.wait(); close(finished) }()
+	go func() { ex.Wait(); close(finished) }()
 	select {
 	case <-finished:
 	case <-opt.Interrupt:
-		ex.stop(true)
+		ex.Stop(true)
 	case <-ctx.Done():
-		ex.stop(true)
-	case <-ex.rec.failed: // nothing sent from now on could be recorded
-		ex.stop(true)
+		ex.Stop(true)
+	case <-ex.Rec.Failed: // nothing sent from now on could be recorded
+		ex.Stop(true)
 	}
 	<-finished
-	ex.settle()
-	out.Overran = overrun.stop()
+	ex.Settle()
+	out.Overran = overrun.Stop()
 	close(monStop)
 	<-monDone
 
-	close(ex.rec.in)
-	<-ex.rec.done
+	close(ex.Rec.In)
+	<-ex.Rec.Done
 	out.End = time.Now()
-	reserve.release() // for the files written from here on
-	werr := ex.rec.err
-	if ex.engineErr != nil && werr == nil {
-		werr = fmt.Errorf("the %s engine failed: %w; the results hold the slots recorded before it", eng.name(), ex.engineErr)
+	reserve.Release() // for the files written from here on
+	werr := ex.Rec.Err
+	if ex.EngineErr != nil && werr == nil {
+		werr = fmt.Errorf("the %s engine failed: %w; the results hold the slots recorded before it", eng.Name(), ex.EngineErr)
 	}
-	if ex.streamErr != nil && werr == nil {
-		werr = fmt.Errorf("reading the schedule: %w; the results hold the slots read before it", ex.streamErr)
+	if ex.StreamErr != nil && werr == nil {
+		werr = fmt.Errorf("reading the schedule: %w; the results hold the slots read before it", ex.StreamErr)
 	}
 	if err := w.Close(); werr == nil && err != nil {
 		werr = fmt.Errorf("results: %w", err)
@@ -350,31 +347,31 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	if err := f.Close(); werr == nil && err != nil {
 		werr = err
 	}
-	redactSamples(ex.rec.kept, s.Secrets)
-	if err := writeFile(filepath.Join(opt.OutDir, SamplesFile), func(w io.Writer) error {
-		return results.WriteSamples(w, ex.rec.kept)
+	record.RedactSamples(ex.Rec.Kept, s.Secrets)
+	if err := record.WriteFile(filepath.Join(opt.OutDir, SamplesFile), func(w io.Writer) error {
+		return results.WriteSamples(w, ex.Rec.Kept)
 	}); werr == nil && err != nil {
 		werr = err
 	}
 
-	if f, ok := eng.(interface{ finish(dir string) error }); ok {
-		if err := f.finish(opt.OutDir); werr == nil && err != nil {
+	if f, ok := eng.(interface{ Finish(dir string) error }); ok {
+		if err := f.Finish(opt.OutDir); werr == nil && err != nil {
 			werr = err
 		}
 	}
 
-	ex.fillOutcome(out)
+	fillOutcome(ex, out)
 	meta.Start, meta.End = out.Start, out.End
-	ex.rec.totals.first.fill(&meta, opt.StartTolerance)
-	meta.Protocols = ex.connProtocols()
-	meta.ConnectionWaits = ex.connWaits.Load()
+	ex.Rec.Totals.First.Fill(&meta, opt.StartTolerance)
+	meta.Protocols = ex.ConnProtocols()
+	meta.ConnectionWaits = ex.ConnWaits.Load()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
-	meta.TLS = ex.cl.tlsMeta(s.Targets)
+	meta.TLS = ex.Cl.TLSMeta(s.Targets)
 	if meta.TLS != nil {
 		out.TLSHandshakes, out.TLSResumed = meta.TLS.Handshakes, meta.TLS.Resumed
 	}
 	meta.ExitStatus = exitStatus(out, werr)
-	if err := meta.write(opt.OutDir); werr == nil && err != nil {
+	if err := meta.Write(opt.OutDir); werr == nil && err != nil {
 		werr = err
 	}
 	return out, recordError(opt.OutDir, werr)
@@ -439,8 +436,8 @@ func check(s *compile.Schedule) error {
 		// their paths): a file gone since is bad input, found before the
 		// run directory is made.
 		if s.Targets[i].Scheme == "https" {
-			if _, err := newTLSConfig(&s.Targets[i], new(tlsStats)); err != nil {
-				return &InputError{fmt.Errorf("%w; fix the path in the target's tls block", err)}
+			if _, err := run.NewTLSConfig(&s.Targets[i], new(run.TLSStats)); err != nil {
+				return &InputError{Err: fmt.Errorf("%w; fix the path in the target's tls block", err)}
 			}
 		}
 	}
@@ -449,11 +446,11 @@ func check(s *compile.Schedule) error {
 
 // expectations gives each endpoint (results index) its expected statuses:
 // those of the first request carrying its name.
-func expectations(s *compile.Schedule, reqs []preparedRequest, n int) [][]int {
+func expectations(s *compile.Schedule, reqs []run.PreparedRequest, n int) [][]int {
 	out := make([][]int, n)
 	seen := make([]bool, n)
 	for i := range reqs {
-		if ep := reqs[i].endpoint; !seen[ep] {
+		if ep := reqs[i].Endpoint; !seen[ep] {
 			seen[ep] = true
 			out[ep] = s.Requests[i].Expect
 		}
@@ -491,18 +488,6 @@ func newRunID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
 	return hex.EncodeToString(b[:])
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // runTag is a short tag of the run id, in WebSocket marks.

@@ -12,11 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
+	"github.com/valyala/fasthttp"
 )
 
 // 2000 req/s for 5 s: exactly 10000 requests reach the server (no retries),
@@ -27,7 +26,7 @@ func TestExactCountAndDueInstants(t *testing.T) {
 	}
 	srv := serve(t, ok)
 	const n = 10000
-	out, rows := run(t, schedule(srv.addr, n, 500*time.Microsecond), Options{})
+	out, rows := runPlan(t, schedule(srv.addr, n, 500*time.Microsecond), Options{})
 	checkOneRowPerSlot(t, rows, n)
 	if got := srv.count.Load(); got != n {
 		t.Fatalf("server saw %d requests, want %d", got, n)
@@ -71,7 +70,7 @@ func TestStallShowsInCorrectedLatency(t *testing.T) {
 	// No request may time out, however busy the machine: this test is
 	// about latency, not timeouts.
 	s.Targets[0].Timeout = time.Minute
-	out, rows := run(t, s, Options{StartAt: start})
+	out, rows := runPlan(t, s, Options{StartAt: start})
 	checkOneRowPerSlot(t, rows, n)
 
 	truth := make([]int64, n) // what a user arriving at each due instant waited, at least
@@ -119,7 +118,7 @@ func TestConnectRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	begin := time.Now()
-	out, rows := run(t, schedule(addr, 50, 4*time.Millisecond), Options{})
+	out, rows := runPlan(t, schedule(addr, 50, 4*time.Millisecond), Options{})
 	if d := time.Since(begin); d > 30*time.Second {
 		t.Fatalf("run took %v for a 200 ms schedule", d)
 	}
@@ -158,7 +157,7 @@ func TestTimeout(t *testing.T) {
 	s := schedule(addr, 10, 10*time.Millisecond)
 	s.Targets[0].Timeout = 200 * time.Millisecond
 	begin := time.Now()
-	_, rows := run(t, s, Options{})
+	_, rows := runPlan(t, s, Options{})
 	if d := time.Since(begin); d > time.Minute {
 		t.Fatalf("run took %v: the 200ms timeout did not end the requests", d)
 	}
@@ -174,7 +173,7 @@ func TestTimeout(t *testing.T) {
 // gets exactly one request per slot.
 func TestNoRetry(t *testing.T) {
 	addr, n := silentServer(t, true)
-	_, rows := run(t, schedule(addr, 20, 5*time.Millisecond), Options{})
+	_, rows := runPlan(t, schedule(addr, 20, 5*time.Millisecond), Options{})
 	checkOneRowPerSlot(t, rows, 20)
 	if got := n.Load(); got != 20 {
 		t.Fatalf("server read %d requests for 20 slots: something retried", got)
@@ -220,7 +219,7 @@ func TestInterrupt(t *testing.T) {
 		}
 	}
 	begin := time.Now()
-	out, rows := run(t, s, Options{Interrupt: intr, Grace: 100 * time.Millisecond, Observe: observe})
+	out, rows := runPlan(t, s, Options{Interrupt: intr, Grace: 100 * time.Millisecond, Observe: observe})
 	// Waiting for the slow requests would take a minute; the interrupt and
 	// its 100 ms grace end the run in well under a second when idle, in
 	// seconds on a machine loaded far past its cores.
@@ -265,7 +264,7 @@ func TestEarlyExit(t *testing.T) {
 			const n = 2000
 			s := schedule(srv.addr, n, time.Millisecond)
 			s.Thresholds = tc.th
-			out, rows := run(t, s, Options{})
+			out, rows := runPlan(t, s, Options{})
 			checkOneRowPerSlot(t, rows, n)
 			if !out.EarlyExit || len(out.ThresholdFailures) == 0 || !strings.HasPrefix(out.ThresholdFailures[0], tc.name) {
 				t.Fatalf("outcome %+v", out)
@@ -293,7 +292,7 @@ func TestRenderedRequests(t *testing.T) {
 	}
 	s.Requests[0] = compile.Request{Name: "item", Method: "POST", URI: seq("/item/", ""),
 		Headers: []compile.HeaderSplice{{Name: "X-Seq", Value: seq("", "")}}, Body: seq(`{"n":`, `}`)}
-	_, rows := run(t, s, Options{})
+	_, rows := runPlan(t, s, Options{})
 	checkOneRowPerSlot(t, rows, 100)
 	if bad.Load() != 0 || countErrors(rows)[results.None] != 100 {
 		t.Fatalf("%d requests rendered wrong; errors %v", bad.Load(), countErrors(rows))
@@ -310,7 +309,7 @@ func TestClosedModel(t *testing.T) {
 	s.Entries[0].MaxRate = 100
 	// Instant zero a second ahead: the spans are measured from it, and a
 	// busy machine can spend longer than a span on the run's set-up.
-	out, rows := run(t, s, Options{StartAt: time.Now().Add(time.Second)})
+	out, rows := runPlan(t, s, Options{StartAt: time.Now().Add(time.Second)})
 	// The cap must hold (at most 100/s plus the bucket's one token). How
 	// many requests a 1 s span gets is a timing figure: a machine busy
 	// enough delays the users' first sends by seconds, so only a total

@@ -12,12 +12,12 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/loop"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
+	"github.com/valyala/fasthttp"
 )
 
 // compilePlan loads and compiles a plan from source, with the given extra
@@ -478,7 +478,7 @@ load {
 // give the same rows on both.
 func forEngines(t *testing.T, test func(t *testing.T, engine string)) {
 	engines := []string{EngineFasthttp}
-	if loopSupported() {
+	if loop.LoopSupported() {
 		engines = append(engines, EngineLoop)
 	}
 	for _, engine := range engines {

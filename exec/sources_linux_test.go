@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+
 	osexec "os/exec"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ func TestHTTPSourceAddresses(t *testing.T) {
 	for _, engine := range []string{EngineLoop, EngineFasthttp} {
 		t.Run(engine+"/without", func(t *testing.T) {
 			s := compilePlan(t, fmt.Sprintf(sourcePlan, addr, conns, "", conns), nil)
-			_, rows := run(t, s, Options{Engine: engine})
+			_, rows := runPlan(t, s, Options{Engine: engine})
 			if countErrors(rows)[results.None] == len(rows) {
 				t.Fatalf("all %d rows succeeded over 8 ports without source addresses: the port range is not narrow", len(rows))
 			}
@@ -118,7 +119,7 @@ func TestHTTPSourceAddresses(t *testing.T) {
 			mu.Unlock()
 			line := `source_addresses = ["127.0.0.2", "127.0.0.3", "127.0.0.4"]`
 			s := compilePlan(t, fmt.Sprintf(sourcePlan, addr, conns, line, conns), nil)
-			_, rows := run(t, s, Options{Engine: engine})
+			_, rows := runPlan(t, s, Options{Engine: engine})
 			if errs := countErrors(rows); errs[results.None] != len(rows) || len(rows) < conns {
 				t.Fatalf("%d rows, errors %v: want every row ok", len(rows), errs)
 			}

@@ -62,7 +62,7 @@ func TestRunRefusesALateStart(t *testing.T) {
 func TestMetaRecordsTheFirstSend(t *testing.T) {
 	srv := serve(t, ok)
 	start := time.Now().Add(300 * time.Millisecond)
-	out, _ := run(t, schedule(srv.addr, 20, time.Millisecond), Options{StartAt: start, StartTolerance: 3 * time.Second})
+	out, _ := runPlan(t, schedule(srv.addr, 20, time.Millisecond), Options{StartAt: start, StartTolerance: 3 * time.Second})
 	data, err := os.ReadFile(filepath.Join(out.Dir, MetaFile))
 	if err != nil {
 		t.Fatal(err)

@@ -194,7 +194,7 @@ func TestHTTPSTrustsCAFileAndRecordsConnectTime(t *testing.T) {
 			s := httpsSchedule(srv.addr, 50, time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
 			s.Targets[0].Connections = 2
 			dir := filepath.Join(t.TempDir(), "run")
-			out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+			out, rows := runPlan(t, s, Options{Engine: engine, OutDir: dir})
 			checkOneRowPerSlot(t, rows, 50)
 			opened := 0
 			for _, r := range rows {
@@ -254,7 +254,7 @@ func TestHTTPSFailuresSayWhy(t *testing.T) {
 			t.Run(tc.name+"/"+engine, func(t *testing.T) {
 				s := httpsSchedule(tc.addr, 5, time.Millisecond, tc.tt)
 				dir := filepath.Join(t.TempDir(), "run")
-				_, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+				_, rows := runPlan(t, s, Options{Engine: engine, OutDir: dir})
 				checkOneRowPerSlot(t, rows, 5)
 				for _, r := range rows {
 					if r.Error != results.TLS {
@@ -286,7 +286,7 @@ func TestHTTPSClientCertificate(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			s := httpsSchedule(srv.addr, 10, time.Millisecond,
 				compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test", CertFile: certFile, KeyFile: keyFile})
-			out, rows := run(t, s, Options{Engine: engine})
+			out, rows := runPlan(t, s, Options{Engine: engine})
 			checkOneRowPerSlot(t, rows, 10)
 			if out.OK != 10 {
 				t.Fatalf("outcome %+v, first row %+v", out, rows[0])
@@ -312,7 +312,7 @@ func TestHTTPSVersionsAndResumption(t *testing.T) {
 				s := httpsSchedule(srv.addr, 20, 5*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
 				s.Targets[0].Connections = 1
 				dir := filepath.Join(t.TempDir(), "run")
-				out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+				out, rows := runPlan(t, s, Options{Engine: engine, OutDir: dir})
 				checkOneRowPerSlot(t, rows, 20)
 				if out.OK != 20 {
 					t.Fatalf("outcome %+v", out)
@@ -348,7 +348,7 @@ func TestHTTPSInsecureSkipVerifyIsRecorded(t *testing.T) {
 			s := httpsSchedule(srv.addr, 5, time.Millisecond, compile.TargetTLS{})
 			s.Targets[0].InsecureSkipVerify = true
 			dir := filepath.Join(t.TempDir(), "run")
-			out, _ := run(t, s, Options{Engine: engine, OutDir: dir})
+			out, _ := runPlan(t, s, Options{Engine: engine, OutDir: dir})
 			m := readMeta(t, dir)
 			if out.OK != 5 || m.TLS == nil || len(m.TLS.InsecureSkipVerify) != 1 || m.TLS.InsecureSkipVerify[0] != "t" {
 				t.Fatalf("outcome %+v, meta tls %+v", out, m.TLS)
@@ -367,7 +367,7 @@ func TestHTTPSResumptionOff(t *testing.T) {
 			s := httpsSchedule(srv.addr, 10, 5*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test", NoResumption: true})
 			s.Targets[0].Connections = 1
 			dir := filepath.Join(t.TempDir(), "run")
-			out, _ := run(t, s, Options{Engine: engine, OutDir: dir})
+			out, _ := runPlan(t, s, Options{Engine: engine, OutDir: dir})
 			m := readMeta(t, dir)
 			if out.OK != 10 || m.TLS == nil || m.TLS.Handshakes != 10 || m.TLS.Resumed != 0 {
 				t.Fatalf("outcome %+v, meta tls %+v", out, m.TLS)
@@ -410,7 +410,7 @@ func TestHTTPSBodyUntilClose(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			s := httpsSchedule(ln.Addr().String(), 5, 2*time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
-			out, rows := run(t, s, Options{Engine: engine})
+			out, rows := runPlan(t, s, Options{Engine: engine})
 			if out.OK != 5 {
 				t.Fatalf("outcome %+v, first row %+v", out, rows[0])
 			}
@@ -458,7 +458,7 @@ load {
 `, srv.addr, p.caFile), nil)
 			before := srv.conns.Load()
 			dir := filepath.Join(t.TempDir(), "run")
-			out, rows := run(t, s, Options{Engine: engine, OutDir: dir})
+			out, rows := runPlan(t, s, Options{Engine: engine, OutDir: dir})
 			m := readMeta(t, dir)
 			conns := srv.conns.Load() - before
 			if out.Engine != engine || len(rows) != 120 || out.OK != 120 {
@@ -501,7 +501,7 @@ func TestQueuedJobsGetTheWholeConnectTimeout(t *testing.T) {
 			s := httpsSchedule(srv.Listener.Addr().String(), 2, time.Microsecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
 			s.Targets[0].Connections = 1
 			s.Targets[0].ConnectTimeout = 1200 * time.Millisecond
-			out, rows := run(t, s, Options{Engine: engine})
+			out, rows := runPlan(t, s, Options{Engine: engine})
 			if out.OK != 2 {
 				t.Fatalf("outcome %+v; rows %+v", out, rows)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/results"
 )
 
@@ -54,7 +55,7 @@ func TestLoopTransportSeam(t *testing.T) {
 	for _, model := range []compile.Model{compile.Open, compile.Closed} {
 		var fed, written atomic.Int64
 		var handshakes sync.WaitGroup
-		factory := func(wake func()) (transport, error) {
+		factory := func(wake func()) (run.Transport, error) {
 			r := &relayTransport{wake: wake, fed: &fed, written: &written, handshakeWait: 5 * time.Millisecond}
 			handshakes.Go(func() {
 				time.Sleep(r.handshakeWait)
@@ -69,7 +70,7 @@ func TestLoopTransportSeam(t *testing.T) {
 			s.Model = compile.Closed
 			s.Users = []compile.UserSpan{{Start: 0, Stop: int64(400 * time.Millisecond)}, {Start: 0, Stop: int64(400 * time.Millisecond)}}
 		}
-		out, rows := run(t, s, Options{Engine: EngineLoop, transport: factory})
+		out, rows := runPlan(t, s, Options{Engine: EngineLoop, transport: factory})
 		handshakes.Wait()
 		if out.Engine != EngineLoop {
 			t.Fatalf("engine %q", out.Engine)

@@ -44,7 +44,7 @@ func TestUnsolicitedAnswerIsNobodys(t *testing.T) {
 	addr := startTarget(t, testserver.Options{})
 	forEngines(t, func(t *testing.T, engine string) {
 		s := compilePlan(t, fmt.Sprintf(unsolicitedPlan, addr), nil)
-		out, rows := run(t, s, Options{Engine: engine})
+		out, rows := runPlan(t, s, Options{Engine: engine})
 		checkOneRowPerSlot(t, rows, int(s.Count))
 		sort.Slice(rows, func(i, j int) bool { return rows[i].Sent < rows[j].Sent })
 		clear := 0

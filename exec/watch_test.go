@@ -32,7 +32,7 @@ func TestObserveWatchAndProbe(t *testing.T) {
 			return ""
 		},
 	}
-	out, rows := run(t, s, opt)
+	out, rows := runPlan(t, s, opt)
 	if !out.EarlyExit || len(out.ThresholdFailures) != 1 || out.ThresholdFailures[0] != "early_exit: p99: enough seen" {
 		t.Fatalf("early exit %v, failures %v", out.EarlyExit, out.ThresholdFailures)
 	}

@@ -1,0 +1,56 @@
+package drive
+
+// TimerHeap orders what waits for an instant in a loop: closed-model
+// users (think time, max_rate), HTTP sessions' next steps, WebSocket
+// sessions' timers. A binary min-heap on a plain slice: container/heap
+// would box every push, and this allocates nothing once grown.
+type TimerHeap[T any] []Timed[T]
+
+// Timed is one entry: an instant and what waits for it.
+type Timed[T any] struct {
+	At int64
+	V  T
+}
+
+func (h *TimerHeap[T]) Len() int { return len(*h) }
+
+// Top is the earliest instant; the heap must not be empty.
+func (h *TimerHeap[T]) Top() int64 { return (*h)[0].At }
+
+func (h *TimerHeap[T]) Push(at int64, v T) {
+	*h = append(*h, Timed[T]{at, v})
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].At <= a[i].At {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+// Pop takes the earliest entry off; the heap must not be empty.
+func (h *TimerHeap[T]) Pop() (int64, T) {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].At < a[m].At {
+			m = l
+		}
+		if r < n && a[r].At < a[m].At {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[m], a[i] = a[i], a[m]
+		i = m
+	}
+	*h = a
+	return top.At, top.V
+}

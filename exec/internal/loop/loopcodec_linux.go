@@ -1,0 +1,174 @@
+package loop
+
+import (
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/exec/internal/session"
+	"github.com/tressi/tressi/h1"
+	"github.com/valyala/fasthttp"
+)
+
+// codec frames one protocol's exchanges over a connection's plaintext: the
+// loop moves bytes, a codec knows where a request's bytes come from and
+// where a response ends. HTTP/1.1 (h1Codec) carries one exchange at a
+// time; a codec for a protocol with many exchanges in flight on one
+// connection (HTTP/2 streams, WebSocket messages) keeps its own table of
+// the jobs it carries and reports each completion the way h1Codec reports
+// its one (see the package comment).
+type codec interface {
+	// begin readies the codec for the connection's job and returns the
+	// bytes that send it, valid until the next begin.
+	begin(l *evloop, c *lconn) []byte
+	// decode takes bytes read from the connection and says how many it
+	// used and whether they completed the exchange.
+	decode(in []byte) (used int, done bool, err error)
+	// eof: the peer closed; whether that completed the exchange.
+	eof() (done bool, err error)
+	// response is the completed exchange, valid until the next begin.
+	response() *lresponse
+}
+
+// lresponse is what a completed exchange leaves for its row and sample.
+type lresponse struct {
+	status    int
+	keepAlive bool // the connection may carry another exchange
+	sampled   bool // the head hook asked to keep a sample of it
+	// RawResponse: the head, when sampled or captured from, and the kept
+	// prefix of the body: the sample's size, or a capture's limit.
+	session.RawResponse
+	bodyLen int64 // the body's whole size
+}
+
+// h1MaxHead bounds the read buffer: a head must fit it whole.
+const h1MaxHead = h1.MaxHead
+
+// h1Codec is HTTP/1.1, one exchange at a time: the request's bytes as
+// fasthttp writes them (the writer both engines share), the response read
+// by the streaming h1.Parser, which keeps only the sampled prefix of a
+// body, whatever its size.
+type h1Codec struct {
+	p    h1.Parser
+	resp lresponse
+	// wbuf holds a rendered request with holes.
+	wbuf []byte
+	memo sampleMemo
+}
+
+func newH1Codec(l *evloop, c *lconn) *h1Codec {
+	h := &h1Codec{}
+	h.p.Head = h.headHook(l, c)
+	return h
+}
+
+func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
+	j := &c.job
+	pr := j.pr
+	h.resp.sampled = false
+	h.resp.Head, h.resp.Body = h.resp.Head[:0], nil
+	h.p.Reset(pr.Spec.Method == "HEAD", c.t.maxBody)
+	if pr.Wire != nil {
+		return pr.Wire
+	}
+	h.wbuf = l.render(h.wbuf[:0], j)
+	return h.wbuf
+}
+
+// render appends j's request, which has holes, to dst as HTTP/1.1 bytes
+// with j's values: its slot, its data row, its session's captures.
+func (l *evloop) render(dst []byte, j *ljob) []byte {
+	l.enc.vals.Slot = j.k
+	l.enc.vals.Row = l.ex.S.Row(int(j.entry), j.k)
+	l.enc.vals.Captured = nil
+	switch {
+	case j.ws:
+		l.enc.vals.Captured = l.ws.sess[j.sess].captured
+	case j.st != nil:
+		l.enc.vals.Captured = l.sessions[j.sess].captured
+	}
+	return l.enc.render(dst, j.pr)
+}
+
+func (h *h1Codec) decode(in []byte) (int, bool, error) {
+	used, done, err := h.p.Feed(in)
+	if done {
+		h.settle()
+	}
+	return used, done, err
+}
+
+func (h *h1Codec) eof() (bool, error) {
+	done, err := h.p.EOF()
+	if err == nil {
+		// The body ended with the connection.
+		h.p.Close = true
+		h.settle()
+		done = true
+	}
+	return done, err
+}
+
+func (h *h1Codec) settle() {
+	h.resp.status, h.resp.keepAlive = h.p.Status, !h.p.Close
+	h.resp.Body, h.resp.bodyLen = h.p.Body, h.p.BodyLen
+}
+
+func (h *h1Codec) response() *lresponse { return &h.resp }
+
+// headHook is the parser's hook: once a response's status is known,
+// keeper decides how much of it to keep; nothing else of a body is held.
+func (h *h1Codec) headHook(l *evloop, c *lconn) func(int, []byte) int {
+	return func(status int, head []byte) int {
+		keep, keepHead, sampled := h.memo.keep(l, &c.job, status)
+		h.resp.sampled = sampled
+		if keepHead {
+			h.resp.Head = append(h.resp.Head[:0], head...)
+		}
+		return keep
+	}
+}
+
+// sampleMemo remembers the last endpoint and status found sampled already,
+// so the common case of a connection's responses skips the sink's map.
+type sampleMemo struct{ ep, status uint16 }
+
+// keep decides how much of j's response, of this status, to keep: for a
+// sample (the first of its kind) its head and the sample's prefix of its
+// body; for a session step's captures its head or the capture limit's
+// prefix of its body. Every codec asks it once per response.
+func (m *sampleMemo) keep(l *evloop, j *ljob, status int) (keep int, keepHead, sampled bool) {
+	if st := j.st; st != nil && len(st.Capture) > 0 {
+		keepHead = st.ReadsHead
+		if st.ReadsBody {
+			keep = session.CaptureBodyLimit
+		}
+	}
+	if m.sampleNew(l, j.pr.Endpoint, status) {
+		keep, keepHead, sampled = max(keep, l.ex.MaxSample), true, true
+	}
+	return keep, keepHead, sampled
+}
+
+// sampleNew says whether a response of this endpoint and status would be
+// the first of its kind.
+func (m *sampleMemo) sampleNew(l *evloop, ep uint16, status int) bool {
+	if status < 0 || status > 0xffff || (ep == m.ep && uint16(status) == m.status) {
+		return false
+	}
+	if !l.sink.SampleNew(ep, uint16(status)) {
+		m.ep, m.status = ep, uint16(status)
+		return false
+	}
+	return true
+}
+
+// h1Encoder renders a request with holes into its wire bytes with the
+// loop's values: one per loop, since the loop renders one at a time.
+type h1Encoder struct {
+	vals compile.Values
+	req  fasthttp.Request
+	wire run.WireWriter
+}
+
+func (e *h1Encoder) render(dst []byte, pr *run.PreparedRequest) []byte {
+	return e.wire.Render(dst, pr, &e.vals, &e.req)
+}

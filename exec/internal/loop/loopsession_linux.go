@@ -1,0 +1,173 @@
+package loop
+
+import (
+	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/results"
+)
+
+// lsession is a scenario's session run by a loop: its place in the steps,
+// its captured values and, with connection = "session", its own
+// connections. Sessions are kept in the loop's table and reused, with
+// their buffers, so a steady run allocates none.
+type lsession struct {
+	k        uint64
+	entry    int32
+	user     int32 // the closed-model user running it; -1 in the open model
+	sc       *run.Scenario
+	step     int   // the step of the next request
+	rep      int   // its repeat
+	ready    int64 // when the next request is ready: the last one's end plus think
+	deadline int64 // no request starts after it
+	started  bool  // a request went out, or was recorded as capture_failed
+	answered bool  // the last request got a response
+	captured [][]byte
+	have     []bool
+	conns    []*lconn // by target: the session's own connections
+}
+
+// wake ids in the loop's heap: a closed-model user u is u, a session s is
+// ^s (negative).
+func sessionWake(s int32) int32 { return ^s }
+
+// startSession starts entry's session for slot k, ready at ready; user is
+// the closed-model user running it, or -1.
+func (l *evloop) startSession(k uint64, entry int, user int32, ready, deadline int64) {
+	id := l.newSession()
+	s := &l.sessions[id]
+	sc := l.ex.Scen.ByEntry[entry]
+	s.k, s.entry, s.user, s.sc = k, int32(entry), user, sc
+	s.step, s.rep, s.ready, s.deadline, s.started, s.answered = 0, 0, ready, deadline, false, false
+	for len(s.captured) < sc.Captures {
+		s.captured = append(s.captured, nil)
+		s.have = append(s.have, false)
+	}
+	for i := range s.have {
+		s.captured[i], s.have[i] = s.captured[i][:0], false
+	}
+	if s.conns == nil {
+		s.conns = make([]*lconn, len(l.targets))
+	}
+	l.liveSessions++
+	l.sessionNext(id)
+}
+
+func (l *evloop) newSession() int32 {
+	if n := len(l.freeSessions); n > 0 {
+		id := l.freeSessions[n-1]
+		l.freeSessions = l.freeSessions[:n-1]
+		return id
+	}
+	l.sessions = append(l.sessions, lsession{})
+	return int32(len(l.sessions) - 1)
+}
+
+// sessionNext sends session id's next request once it is ready (a think
+// time waits in the loop's wake heap), records capture_failed for requests
+// missing a value, and ends the session after its last step. Requests are
+// scheduled at the instant they became ready (previous end + think), so
+// corrected latency also covers the waits inside a session. No request
+// starts after the deadline or once the run stops: after a stop, what is
+// left of the session is recorded as not_sent.
+func (l *evloop) sessionNext(id int32) {
+	s := &l.sessions[id]
+	sc := s.sc
+	for s.step < len(sc.Steps) {
+		st := &sc.Steps[s.step]
+		if s.rep >= st.Repeat {
+			s.step, s.rep = s.step+1, 0
+			continue
+		}
+		if s.started {
+			if stopping, pastEnd := l.ex.Stopping(), l.ex.PastEnd(); stopping || pastEnd || s.ready > s.deadline {
+				if stopping || pastEnd {
+					if !stopping {
+						l.ex.Overrun.Cut.Add(1) // see schedule_end.go
+					}
+					l.sink.NotSentFrom(s.k, sc, s.step, s.rep, s.ready)
+				}
+				break
+			}
+			if s.ready > l.now {
+				l.wakes.Push(s.ready, sessionWake(id))
+				return
+			}
+		}
+		s.started = true
+		if !s.hasCaptures(st) {
+			l.sink.Unsent(s.k, st, s.ready, results.CaptureFailed)
+			s.rep++
+			continue // nothing was sent, so there is nothing to think about
+		}
+		l.dispatch(ljob{k: s.k, entry: s.entry, user: -1, sess: id, st: st, pr: st.Req, sched: s.ready, ready: l.now, own: sc.OwnConn})
+		return
+	}
+	l.endSession(id)
+}
+
+// hasCaptures reports whether every captured value st's request uses is
+// there.
+func (s *lsession) hasCaptures(st *run.SessionStep) bool {
+	for _, i := range st.Needs {
+		if !s.have[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionCapture fills the session's capture slots from the response to
+// j (nil without one): without a complete 2xx/3xx response every one of
+// them is missing. It runs before the connection takes another job.
+func (l *evloop) sessionCapture(j *ljob, resp *lresponse) {
+	if st := j.st; len(st.Capture) > 0 {
+		s := &l.sessions[j.sess]
+		st.FillCaptures(s.captured, s.have, &resp.RawResponse, resp.status, true)
+	}
+}
+
+// sessionDone follows a session's request that ended at done, answered or
+// not: the next request. After a response with no think time it goes out
+// at once; otherwise through the wake heap, so a server refusing every
+// connection cannot recurse the loop into itself.
+func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
+	s := &l.sessions[j.sess]
+	st := j.st
+	s.rep++
+	s.ready = done + st.Think
+	s.answered = answered
+	// In the open model (sessions without a user) the next step waits for
+	// the next burst; see runOpen.
+	if !answered || st.Think > 0 || s.user < 0 {
+		l.wakes.Push(s.ready, sessionWake(j.sess))
+		return
+	}
+	l.now = done
+	l.sessionNext(j.sess)
+}
+
+// endSession closes the session's own connections and hands its user, if
+// any, to its next request.
+func (l *evloop) endSession(id int32) {
+	s := &l.sessions[id]
+	for t, c := range s.conns {
+		if c != nil {
+			l.closeConn(c)
+			l.refill(l.targets[t])
+		}
+	}
+	user, answered, end := s.user, s.answered, l.now
+	s.sc = nil
+	l.freeSessions = append(l.freeSessions, id)
+	l.liveSessions--
+	if user >= 0 {
+		l.userDone(user, end, answered)
+	}
+}
+
+// dropSessionJob records what is left of a queued session job's session
+// as not sent after a stop, and ends the session.
+func (l *evloop) dropSessionJob(j *ljob) {
+	s := &l.sessions[j.sess]
+	l.sink.NotSentFrom(s.k, s.sc, s.step, s.rep, j.sched)
+	l.endSession(j.sess)
+}

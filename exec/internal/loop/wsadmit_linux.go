@@ -1,0 +1,165 @@
+package loop
+
+import (
+	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/results"
+)
+
+// A target's `connections` caps the WebSocket sessions connected to it at
+// once, as it caps an HTTP target's connections: a session due while every
+// connection is taken waits in its target's queue (first come, first
+// served) and starts when a session ends. The wait counts toward its
+// connect row's latency (measured from the due instant) and its connect
+// step's timeout: a session still waiting at its due instant plus that
+// timeout gets a `timeout` connect row, and the rest of its rows
+// `ws_closed`, as a session whose upgrade was not answered in time. Like
+// the HTTP loop, each loop holds its share of the cap.
+
+// wsQueued is a session waiting for a connection.
+type wsQueued struct {
+	k    uint64
+	prog *run.WSProgram
+	due  int64
+	user int32 // closed model: the user running it; -1 otherwise
+}
+
+// deadline is when a queued session's connect step times out.
+func (q *wsQueued) deadline() int64 { return q.due + int64(q.prog.ConnectStep().Req.Timeout) }
+
+// expiry is when a queued session leaves the queue unstarted: its connect
+// step's timeout, or before it its closed-model user's stop plus the grace.
+func (l *wsLoop) expiry(q *wsQueued) int64 { return min(q.deadline(), l.userDeadline(q.user)) }
+
+// admit starts slot k's session now, or queues it behind the sessions that
+// wait for a connection to its target.
+func (l *wsLoop) admit(k uint64, p *run.WSProgram, due int64, user int32) {
+	t := l.targets[p.Target]
+	if t.live < t.maxConns && t.queue.Len() == 0 {
+		l.startSession(k, p, due, user)
+		return
+	}
+	t.queue.Push(wsQueued{k: k, prog: p, due: due, user: user})
+	l.queued++
+}
+
+// refill starts queued sessions while t has room. Starts that fail at once
+// end their session, which refills again: the flag keeps that a loop, not
+// a recursion.
+func (l *wsLoop) refill(t *wsTarget) {
+	if l.refilling {
+		return
+	}
+	l.refilling = true
+	for t.live < t.maxConns && t.queue.Len() > 0 {
+		q := l.dequeue(t)
+		switch {
+		case l.ex.Stopping() || l.now >= l.userDeadline(q.user):
+			// The run stopped, or the closed-model user's time is up.
+			l.notSentSession(q.k, q.prog.Entry, q.due)
+			l.userFree(q.user, l.now)
+		case q.deadline() <= l.now:
+			l.queueTimeout(q)
+		default:
+			l.startSession(q.k, q.prog, q.due, q.user)
+		}
+	}
+	l.refilling = false
+}
+
+func (l *wsLoop) dequeue(t *wsTarget) wsQueued {
+	l.queued--
+	return t.queue.Pop()
+}
+
+// expireQueued records the sessions at the head of their target's queue
+// whose connect timeout passed while they waited, and as not sent those
+// whose closed-model user's time is up and, once the run stops, every
+// queued session. A session behind one with a longer
+// timeout (another scenario's, on the same target) is recorded when it
+// reaches the head: its row is the same, only written later.
+func (l *wsLoop) expireQueued() {
+	stopping := l.ex.Stopping()
+	for _, t := range l.targets {
+		for t.queue.Len() > 0 && (stopping || l.expiry(t.queue.Peek()) <= l.now) {
+			q := l.dequeue(t)
+			if stopping || l.now >= l.userDeadline(q.user) {
+				l.notSentSession(q.k, q.prog.Entry, q.due)
+				l.userFree(q.user, l.now)
+			} else {
+				l.queueTimeout(q)
+			}
+		}
+	}
+}
+
+// nextQueueDeadline is the earliest head-of-queue expiry, -1 without one.
+func (l *wsLoop) nextQueueDeadline() int64 {
+	at := int64(-1)
+	for _, t := range l.targets {
+		if t.queue.Len() > 0 {
+			if d := l.expiry(t.queue.Peek()); at < 0 || d < at {
+				at = d
+			}
+		}
+	}
+	return at
+}
+
+// queueTimeout records a session that waited for a connection past its
+// connect step's timeout: its first row (the connect, or an HTTP step
+// before it) is a timeout, the rest ws_closed.
+func (l *wsLoop) queueTimeout(q wsQueued) {
+	i := 0
+	for !q.prog.Steps[i].Kind.Rows() { // the connect at the latest
+		i++
+	}
+	st := &q.prog.Steps[i]
+	s := &wsSession{k: q.k, prog: q.prog, fe: -1, ready: q.due}
+	l.stats.sessionsStarted++
+	l.stats.sessionsFailed++
+	l.keep(s, run.WSRow(q.k, st.Ep, q.due, -1, -1, 0, results.Timeout, 0, 0), st)
+	s.i, s.j = i, 1
+	l.restRows(s, results.WSClosed)
+	l.userFree(q.user, l.now)
+}
+
+// stopSending reports whether a session must send nothing more: the run
+// stops (interrupt, early exit), or the schedule's end plus the grace has
+// passed (schedule_end.go). A session cut by the schedule's end counts in
+// the outcome's overrun, once.
+func (l *wsLoop) stopSending(s *wsSession) bool {
+	stopping, pastEnd := l.halt.stopping, l.halt.pastEnd
+	if !stopping && !pastEnd {
+		if l.now < s.deadline {
+			return false
+		}
+		s.cut = true // a closed-model user's session past its user's stop and the grace
+		return true
+	}
+	if !stopping && !s.cut {
+		l.ex.Overrun.Cut.Add(1)
+	}
+	s.cut = true
+	return true
+}
+
+// cutAll wakes, once, every session that waits on a pause (think, hold)
+// when sending must stop: each records what it has left as not sent and
+// closes, instead of holding its connection to the end of the pause.
+// Sessions waiting for an answer go on waiting: the answer, its timeout or
+// the abort after the grace ends them.
+func (l *wsLoop) cutAll() {
+	if l.cutting || (!l.halt.stopping && !l.halt.pastEnd) {
+		return
+	}
+	l.cutting = true
+	for _, s := range l.sess {
+		switch {
+		case s.prog == nil:
+		case s.state == wsOpen && !s.blocked:
+			l.step(s)
+		case s.state == wsHTTPWait:
+			l.httpNext(s)
+		}
+	}
+}

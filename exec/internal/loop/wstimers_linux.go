@@ -1,0 +1,148 @@
+package loop
+
+import (
+	"github.com/tressi/tressi/exec/internal/drive"
+	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// A WebSocket session keeps at most one pending entry in its loop's timer
+// heap, mostly: the earliest of its pause's end, its awaits' deadlines and
+// its dial or upgrade timeout. When it fires, the session does what is due
+// and arms the next.
+
+// armTimer puts the session's next instant (pause end, earliest await
+// deadline) in the timer heap.
+func (l *wsLoop) armTimer(s *wsSession) {
+	switch s.state {
+	case wsHTTPWait:
+		l.setTimer(s, s.wakeAt)
+		return
+	case wsHTTPBusy:
+		return // its job times out in the loop (looptimeout_linux.go)
+	}
+	at := int64(-1)
+	if !s.blocked && s.wakeAt > l.now {
+		at = s.wakeAt
+	}
+	for i := range s.awaits {
+		if d := s.awaits[i].deadline; s.awaits[i].st != nil && (at < 0 || d < at) {
+			at = d
+		}
+	}
+	if s.state == wsDialing || s.state == wsHandshaking || s.state == wsUpgrading {
+		return
+	}
+	if at > s.deadline && !s.cut {
+		at = s.deadline // a closed-model user's session stops sending then
+	}
+	l.setTimer(s, at)
+}
+
+func (l *wsLoop) setTimer(s *wsSession, at int64) {
+	if at < 0 || at == s.timerAt {
+		return
+	}
+	if s.timerAt >= 0 && s.timerAt < at && s.timerAt > l.now {
+		// An earlier timer is pending: when it fires, the session arms
+		// the next one. One heap entry per session at most, mostly.
+		return
+	}
+	s.timerAt = at
+	l.timers.Push(at, wsTimer{id: s.id, k: s.k})
+}
+
+// fireTimers handles every timer that is due: it takes them off the heap
+// first and touches their sessions together (see touch), then handles
+// them in order; until none is due, since handling one may set another
+// for now.
+func (l *wsLoop) fireTimers() {
+	l.now = l.ex.Clock.Now()
+	for l.timers.Len() > 0 && l.timers.Top() <= l.now {
+		due := l.due[:0]
+		for l.timers.Len() > 0 && l.timers.Top() <= l.now {
+			at, t := l.timers.Pop()
+			l.touched += l.sess[t.id].touch()
+			due = append(due, drive.Timed[wsTimer]{At: at, V: t})
+		}
+		l.due = due
+		for _, d := range due {
+			t := d.V
+			s := l.sess[t.id]
+			if s.state == wsDone || s.k != t.k || s.timerAt != d.At {
+				continue // stale: the session moved on
+			}
+			s.timerAt = -1
+			l.timeout(s)
+			if s.state != wsDone && s.timerAt < 0 {
+				l.armTimer(s)
+			}
+		}
+	}
+}
+
+// timeout handles a session's timer: a dial or upgrade too slow, awaits
+// past their deadline, or a pause that ended.
+func (l *wsLoop) timeout(s *wsSession) {
+	switch s.state {
+	case wsDialing, wsHandshaking:
+		if l.now < s.dialEnd {
+			l.setTimer(s, s.dialEnd) // an earlier timer of the session's, come before this dial's end
+			return
+		}
+		l.connectFailed(s, s.prog.ConnectStep(), results.ConnectTimeout)
+		return
+	case wsHTTPWait:
+		l.httpNext(s)
+		return
+	case wsHTTPBusy:
+		return
+	case wsUpgrading:
+		if end := s.upgradeEnd(); l.now < end {
+			l.setTimer(s, end) // the dial's timer, come while the upgrade still has time
+			return
+		}
+		l.connectFailed(s, s.prog.ConnectStep(), results.Timeout)
+		return
+	}
+	for i := 0; i < len(s.awaits); {
+		a := &s.awaits[i]
+		if a.st == nil || a.deadline > l.now {
+			i++
+			continue
+		}
+		l.keep(s, run.WSRow(s.k, a.st.Ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
+		for c := range a.st.Capture {
+			s.have[a.st.Capture[c].Index] = false
+		}
+		if a.st.Exit {
+			l.exitSession(s, i)
+			return
+		}
+		if a.st.Kind == plan.StepClose {
+			s.awaits = s.awaits[:0]
+			l.endSession(s)
+			return
+		}
+		l.answered(s, i, l.now)
+		if s.state == wsDone {
+			return
+		}
+	}
+	if s.i >= len(s.prog.Steps) && len(s.awaits) == 0 && s.state != wsDone {
+		l.finishProgram(s)
+		return
+	}
+	l.step(s)
+}
+
+// wsTimer is what a timer of the WebSocket sessions' heap stands for: a
+// session, as of its slot k (a stale entry names a slot the session no
+// longer runs).
+type wsTimer struct {
+	id int32
+	k  uint64
+}
+
+type wsTimers = drive.TimerHeap[wsTimer]

@@ -1,0 +1,7 @@
+package run
+
+// The engines.
+const (
+	EngineLoop     = "loop"
+	EngineFasthttp = "fasthttp"
+)

@@ -1,0 +1,317 @@
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/session"
+	"github.com/tressi/tressi/plan"
+	"github.com/tressi/tressi/results"
+)
+
+// WSProgram is a WebSocket scenario made ready to run: its steps with their
+// prepared requests, compiled awaits and captures. Sessions share it
+// read-only; each keeps only a cursor into it.
+type WSProgram struct {
+	Entry    int
+	Name     string
+	Steps    []WSStep
+	Captures int
+	Target   int
+	Connect  int   // the connect step's index: HTTP steps come before it
+	rows     int64 // rows a session records (compile.SessionRows)
+}
+
+// WSStep is one step of a wsProgram.
+type WSStep struct {
+	Kind     plan.StepKind
+	Spec     *compile.Step
+	Id       int // position in the program, for seeded pauses
+	Req      *PreparedRequest
+	Ep       uint16
+	Repeat   int
+	Await    *wsAwait
+	Skip     *regexp.Regexp // skip_if: frames it matches are not sent
+	Exit     bool           // exit_if_failed: a failed answer ends the session
+	Capture  []wsCapture
+	Needs    []int
+	Each     []WSStep // for_each
+	rowsEach int64    // for_each: rows of one iteration
+	// Http is an HTTP step before the connect, as an HTTP scenario's step
+	// (its request goes through the loop's pool: wsprelude_linux.go).
+	Http *SessionStep
+}
+
+// wsAwait is a compiled await.
+type wsAwait struct {
+	Json    []wsMatch
+	re      *regexp.Regexp
+	Timeout int64
+	status  []session.PathElem // nil: no status path
+}
+
+type wsMatch struct {
+	path  []session.PathElem
+	Value *compile.Splice
+}
+
+// wsCapture takes a value from the matched frame into a capture slot.
+type wsCapture struct {
+	Index      int
+	path       []session.PathElem // json; with collect, the part before [*]
+	rest       []session.PathElem // json with [*]: the part after it
+	collect    bool
+	re         *regexp.Regexp
+	structured bool
+}
+
+// newWSPrograms prepares the schedule's WebSocket entries (nil for others).
+func newWSPrograms(ex *Executor) ([]*WSProgram, error) {
+	s := ex.S
+	progs := make([]*WSProgram, len(s.Entries))
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if !e.WebSocket {
+			continue
+		}
+		p := &WSProgram{Entry: i, Name: e.Name, rows: compile.SessionRows(e), Target: -1}
+		id := 0
+		steps, err := p.build(ex, e.Steps, &id)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", e.Name, err)
+		}
+		p.Steps = steps
+		if p.Target < 0 {
+			return nil, fmt.Errorf("scenario %q: no connect step", e.Name)
+		}
+		progs[i] = p
+	}
+	return progs, nil
+}
+
+func (p *WSProgram) build(ex *Executor, steps []compile.Step, id *int) ([]WSStep, error) {
+	var out []WSStep
+	for i := range steps {
+		st := &steps[i]
+		ws := WSStep{Kind: st.Kind, Spec: st, Id: *id, Repeat: max(st.Repeat, 1)}
+		*id++
+		if st.Kind == plan.StepConnect {
+			p.Connect = i
+		}
+		if st.Kind == plan.StepHTTP && st.Request >= 0 {
+			ss, err := newSessionStep(ex, st)
+			if err != nil {
+				return nil, err
+			}
+			ws.Http = &ss
+			p.Captures = max(p.Captures, ss.slots())
+		}
+		if st.Request >= 0 {
+			ws.Req = &ex.Reqs[st.Request]
+			ws.Ep = ws.Req.Endpoint
+			if st.Kind == plan.StepConnect {
+				p.Target = ws.Req.Spec.Target
+			}
+			ws.Needs = ws.Req.Spec.CaptureSlots()
+		}
+		if w := st.WebSocket; w != nil {
+			if w.SkipIf != "" {
+				re, err := regexp.Compile(w.SkipIf)
+				if err != nil {
+					return nil, fmt.Errorf("step %q skip_if: %w", st.Name, err)
+				}
+				ws.Skip = re
+			}
+			ws.Exit = w.ExitIfFailed
+			if a := w.Await; a != nil {
+				ca := &wsAwait{Timeout: int64(a.Timeout)}
+				if ca.Timeout <= 0 && ws.Req != nil {
+					ca.Timeout = int64(ws.Req.Timeout)
+				}
+				if ca.Timeout <= 0 {
+					ca.Timeout = int64(5 * time.Second)
+				}
+				for j := range a.JSON {
+					path, err := session.ParseJSONPath(a.JSON[j].Path)
+					if err != nil {
+						return nil, fmt.Errorf("step %q await: %w", st.Name, err)
+					}
+					ca.Json = append(ca.Json, wsMatch{path: path, Value: &a.JSON[j].Value})
+					ws.Needs = appendNeeds(ws.Needs, &a.JSON[j].Value)
+				}
+				if a.Regex != "" {
+					re, err := regexp.Compile(a.Regex)
+					if err != nil {
+						return nil, fmt.Errorf("step %q await regex: %w", st.Name, err)
+					}
+					ca.re = re
+				}
+				if a.Status != "" {
+					path, err := session.ParseJSONPath(a.Status)
+					if err != nil {
+						return nil, fmt.Errorf("step %q await status: %w", st.Name, err)
+					}
+					ca.status = path
+				}
+				ws.Await = ca
+			}
+			for _, c := range st.Captures {
+				wc, err := newWSCapture(c)
+				if err != nil {
+					return nil, fmt.Errorf("step %q: %w", st.Name, err)
+				}
+				ws.Capture = append(ws.Capture, wc)
+				p.Captures = max(p.Captures, c.Index+1)
+			}
+			if st.Kind == plan.StepForEach {
+				nested, err := p.build(ex, w.Steps, id)
+				if err != nil {
+					return nil, err
+				}
+				ws.Each = nested
+				for k := range w.Steps {
+					ws.rowsEach += stepRowsOf(&w.Steps[k])
+				}
+				p.Captures = max(p.Captures, w.Items+1)
+			}
+		}
+		for _, n := range ws.Needs {
+			p.Captures = max(p.Captures, n+1)
+		}
+		out = append(out, ws)
+	}
+	return out, nil
+}
+
+// ConnectStep is the program's connect step.
+func (p *WSProgram) ConnectStep() *WSStep { return &p.Steps[p.Connect] }
+
+func stepRowsOf(st *compile.Step) int64 {
+	e := compile.Entry{Steps: []compile.Step{*st}}
+	return compile.SessionRows(&e)
+}
+
+func appendNeeds(needs []int, sp *compile.Splice) []int {
+	for _, h := range sp.Holes {
+		if h.Kind == plan.HoleCaptured && h.Index >= 0 {
+			found := false
+			for _, n := range needs {
+				found = found || n == h.Index
+			}
+			if !found {
+				needs = append(needs, h.Index)
+			}
+		}
+	}
+	return needs
+}
+
+func newWSCapture(c compile.Capture) (wsCapture, error) {
+	wc := wsCapture{Index: c.Index}
+	switch c.Kind {
+	case compile.CaptureJSON:
+		head, rest, collect := strings.Cut(c.Expr, "[*]")
+		var err error
+		if wc.path, err = session.ParseJSONPath(head); err != nil {
+			return wc, fmt.Errorf("capture %q: %w", c.Name, err)
+		}
+		if collect {
+			wc.collect = true
+			if wc.rest, err = session.ParseJSONPath(strings.TrimPrefix(rest, ".")); err != nil {
+				return wc, fmt.Errorf("capture %q: after [*]: %w", c.Name, err)
+			}
+		}
+	case compile.CaptureRegex:
+		re, err := regexp.Compile(c.Expr)
+		if err != nil {
+			return wc, fmt.Errorf("capture %q: %w", c.Name, err)
+		}
+		wc.re = re
+	default:
+		return wc, fmt.Errorf("capture %q: frames have no headers; capture with json() or regex()", c.Name)
+	}
+	return wc, nil
+}
+
+// Extract appends the captured value from frame to dst.
+func (c *wsCapture) Extract(dst, frame []byte) ([]byte, bool) {
+	if c.re != nil {
+		m := c.re.FindSubmatchIndex(frame)
+		switch {
+		case m == nil:
+			return dst, false
+		case len(m) >= 4 && m[2] >= 0:
+			return append(dst, frame[m[2]:m[3]]...), m[3] > m[2]
+		default:
+			return append(dst, frame[m[0]:m[1]]...), m[1] > m[0]
+		}
+	}
+	if c.collect {
+		v, ok := session.JSONCollect(frame, c.path, c.rest)
+		return append(dst, v...), ok
+	}
+	raw, ok := session.FrameFind(frame, c.path)
+	if !ok {
+		return dst, false
+	}
+	txt, ok := session.JSONText(raw, nil)
+	if !ok || len(txt) == 0 {
+		return dst, false
+	}
+	return append(dst, txt...), true
+}
+
+// Matches reports whether frame answers the await; want holds the
+// session's rendered values, one per json match.
+func (a *wsAwait) Matches(frame []byte, want [][]byte, scratch []byte) bool {
+	for i := range a.Json {
+		raw, ok := session.FrameFind(frame, a.Json[i].path)
+		if !ok {
+			return false
+		}
+		txt, ok := session.JSONText(raw, scratch)
+		if !ok || !bytes.Equal(txt, want[i]) {
+			return false
+		}
+	}
+	if a.re != nil && !a.re.Match(frame) {
+		return false
+	}
+	return true
+}
+
+// StatusOf is the row's status from the matched frame: the number at the
+// status path, 200 when the path is absent (a frame without a code
+// answered: Tinode's meta and data), or 200 without a status path.
+func (a *wsAwait) StatusOf(frame []byte) uint16 {
+	if a.status == nil {
+		return 200
+	}
+	raw, ok := session.FrameFind(frame, a.status)
+	if !ok {
+		return 200
+	}
+	n, err := strconv.Atoi(string(bytes.Trim(raw, `"`)))
+	if err != nil || n < 0 || n > 65535 {
+		return 0
+	}
+	return uint16(n)
+}
+
+// WSRow is a row of a WebSocket step.
+func WSRow(k uint64, ep uint16, sched, sent, done int64, status uint16, kind results.ErrorKind, out, in int64) results.Row {
+	r := results.Row{Slot: k, Scheduled: sched, Sent: sent, Latency: -1, Service: -1, Endpoint: ep, Status: status,
+		Error: kind, BytesOut: ClampU32(out), BytesIn: ClampU32(in)}
+	if done >= 0 && (kind == results.None) {
+		r.Latency = done - sched
+		if sent >= 0 {
+			r.Service = done - sent
+		}
+	}
+	return r
+}

@@ -1,0 +1,249 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tressi/tressi/compile"
+)
+
+// Capturer takes one named value from a step's response into a session's
+// capture slot. It is built once per run (regexes compiled, JSON paths
+// parsed) and shared read-only by every session.
+type Capturer struct {
+	Index  int // the session's capture slot
+	kind   compile.CaptureKind
+	path   []PathElem     // json
+	header string         // header
+	re     *regexp.Regexp // regex
+}
+
+// PathElem is one step of a JSON path: an object key or an array index.
+type PathElem struct {
+	key   string
+	index int // >= 0: an array index, and key is unused
+}
+
+// NewCapturer compiles a capture; the error says which capture is wrong and how.
+func NewCapturer(c compile.Capture) (Capturer, error) {
+	cp := Capturer{Index: c.Index, kind: c.Kind}
+	var err error
+	switch c.Kind {
+	case compile.CaptureJSON:
+		cp.path, err = ParseJSONPath(c.Expr)
+	case compile.CaptureHeader:
+		cp.header = c.Expr
+	case compile.CaptureRegex:
+		cp.re, err = regexp.Compile(c.Expr)
+	default:
+		err = fmt.Errorf("unknown capture kind %d; recompile the plan with this tressi", c.Kind)
+	}
+	if err != nil {
+		return cp, fmt.Errorf("capture %q: %w", c.Name, err)
+	}
+	return cp, nil
+}
+
+// ParseJSONPath parses a dotted path with [index] steps, such as
+// "data.items[0].id"; a leading "$." is allowed.
+func ParseJSONPath(s string) ([]PathElem, error) {
+	hint := fmt.Sprintf("json(%q): write a path such as \"data.token\" or \"items[0].id\"", s)
+	rest := strings.TrimPrefix(strings.TrimPrefix(s, "$"), ".")
+	if rest == "" {
+		return nil, fmt.Errorf("%s", hint)
+	}
+	var path []PathElem
+	for rest != "" {
+		if rest[0] == '[' {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("%s: unclosed [", hint)
+			}
+			n, err := strconv.Atoi(rest[1:end])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%s: [%s] is not an array index", hint, rest[1:end])
+			}
+			path = append(path, PathElem{index: n})
+			rest = rest[end+1:]
+		} else {
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("%s: empty key", hint)
+			}
+			path = append(path, PathElem{key: rest[:end], index: -1})
+			rest = rest[end:]
+		}
+		if strings.HasPrefix(rest, ".") {
+			rest = rest[1:]
+			if rest == "" || rest[0] == '.' || rest[0] == '[' {
+				return nil, fmt.Errorf("%s: empty key", hint)
+			}
+		}
+	}
+	return path, nil
+}
+
+// CaptureSource is a response as captures read it: both engines' responses
+// are one.
+type CaptureSource interface {
+	// captureBody is the body kept (at most captureBodyLimit bytes of it).
+	captureBody() []byte
+	// captureHeader is the first value of the named header; nil if absent.
+	captureHeader(name string) []byte
+}
+
+// CaptureBodyLimit is the most of a body a capture reads: a body capture
+// (json, regex) on a longer body sees only its first bytes, and finds its
+// value there or not at all. The bound keeps a session's memory bounded
+// whatever a server sends.
+const CaptureBodyLimit = 1 << 20
+
+// FastResponse is a fasthttp response as captures read it: its headers,
+// and the body prefix the worker kept (nil: the response's own body).
+type FastResponse struct {
+	R    *fasthttp.Response
+	Body *[]byte
+}
+
+func (f *FastResponse) captureBody() []byte {
+	b := f.R.Body()
+	if f.Body != nil {
+		b = *f.Body
+	}
+	return b[:min(len(b), CaptureBodyLimit)]
+}
+
+func (f *FastResponse) captureHeader(name string) []byte { return f.R.Header.Peek(name) }
+
+// ReadsBody says whether the capture reads the body (else the head).
+func (c *Capturer) ReadsBody() bool { return c.kind != compile.CaptureHeader }
+
+// Extract appends the captured value to dst and reports whether there was
+// one. An empty value counts as missing: a later request must never go out
+// with a hole filled by nothing (an "Authorization: Bearer " header).
+func (c *Capturer) Extract(dst []byte, resp CaptureSource) ([]byte, bool) {
+	var v []byte
+	switch c.kind {
+	case compile.CaptureJSON:
+		v = jsonLookup(resp.captureBody(), c.path)
+	case compile.CaptureHeader:
+		v = resp.captureHeader(c.header)
+	case compile.CaptureRegex:
+		body := resp.captureBody()
+		m := c.re.FindSubmatchIndex(body)
+		switch {
+		case m == nil:
+		case len(m) >= 4 && m[2] >= 0:
+			v = body[m[2]:m[3]]
+		default:
+			v = body[m[0]:m[1]]
+		}
+	}
+	if len(v) == 0 {
+		return dst, false
+	}
+	return append(dst, v...), true
+}
+
+// headerValue is the first value of header name in a raw response head
+// (status line, fields, CRLF line ends), without surrounding blanks; nil if
+// absent. Names match case-insensitively, as fasthttp's Peek does.
+func headerValue(head []byte, name string) []byte {
+	lines := head
+	if i := bytes.IndexByte(lines, '\n'); i >= 0 {
+		lines = lines[i+1:] // past the status line
+	}
+	for len(lines) > 0 {
+		line := lines
+		if i := bytes.IndexByte(lines, '\n'); i >= 0 {
+			line, lines = lines[:i], lines[i+1:]
+		} else {
+			lines = nil
+		}
+		if cr := bytes.IndexByte(line, '\r'); cr >= 0 {
+			line = line[:cr] // a line ends at CRLF; a bare CR ends it too
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 || !asciiEqualFold(line[:colon], name) {
+			continue
+		}
+		return bytes.Trim(line[colon+1:], " \t")
+	}
+	return nil
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// RawResponse is a response as the loop keeps it: its head and the kept
+// prefix of its body.
+type RawResponse struct{ Head, Body []byte }
+
+func (r *RawResponse) captureBody() []byte { return r.Body[:min(len(r.Body), CaptureBodyLimit)] }
+
+func (r *RawResponse) captureHeader(name string) []byte { return headerValue(r.Head, name) }
+
+// jsonLookupDecoded is jsonLookup by decoding the whole document: a string's text unquoted,
+// any other value as its JSON text; nil when absent, null or not JSON.
+func jsonLookupDecoded(body []byte, path []PathElem) []byte {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil
+	}
+	for _, p := range path {
+		if p.index >= 0 {
+			a, ok := v.([]any)
+			if !ok || p.index >= len(a) {
+				return nil
+			}
+			v = a[p.index]
+			continue
+		}
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if v, ok = o[p.key]; !ok {
+			return nil
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		return []byte(x)
+	case json.Number:
+		return []byte(x)
+	case bool:
+		return strconv.AppendBool(nil, x)
+	}
+	b, _ := json.Marshal(v) // decoded JSON always marshals back
+	return b
+}

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package exec
-
-// WebSocket sessions run in the loop engine's loops, on Linux only: the
-// engine choice refuses them elsewhere (loopUnfit).
-type wsLoop struct{ stats *wsStats }
