@@ -221,6 +221,7 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 		return nil, &InputError{Err: err}
 	}
 	ex.Reqs = reqs
+	ex.Cookies = run.NewRunCookies(s)
 	if ex.Scen, err = run.NewScenarios(ex); err != nil {
 		return nil, &InputError{Err: err}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/session"
+	"github.com/tressi/tressi/internal/cookiejar"
 	"github.com/tressi/tressi/results"
 )
 
@@ -34,8 +35,9 @@ type SessionStep struct {
 	Capture []session.Capturer
 	Needs   []int
 	// What the captures read of a response: the loop keeps a response's
-	// head, or its body up to captureBodyLimit, only when they do.
-	ReadsHead, ReadsBody bool
+	// head, or its body up to captureBodyLimit, only when they do;
+	// ReadsCookies: a cookie() capture reads the session's jar.
+	ReadsHead, ReadsBody, ReadsCookies bool
 }
 
 // newSessionStep compiles an HTTP request step of a session, HTTP
@@ -51,6 +53,7 @@ func newSessionStep(ex *Executor, st *compile.Step) (SessionStep, error) {
 		ss.Capture = append(ss.Capture, cp)
 		ss.ReadsBody = ss.ReadsBody || cp.ReadsBody()
 		ss.ReadsHead = ss.ReadsHead || !cp.ReadsBody()
+		ss.ReadsCookies = ss.ReadsCookies || c.Kind == compile.CaptureCookie
 	}
 	ss.Needs = ss.Req.Spec.CaptureSlots()
 	return ss, nil
@@ -141,6 +144,8 @@ type sessionRunner struct {
 	captured [][]byte // capture slot → value, reused across sessions
 	have     []bool   // capture slot → captured and not empty
 	conns    sessionConns
+	jar      cookiejar.Jar // the session's cookies, emptied for the next
+	store    CookieStore   // &jar, the run's shared jar, or nil: no cookies
 }
 
 func newSessionRunner(w *worker) *sessionRunner {
@@ -156,6 +161,8 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	w, ex := r.w, r.w.ex
 	sc := ex.Scen.ByEntry[entry]
 	r.reset(sc.Captures)
+	r.jar.Reset()
+	r.store = r.cookieStore(entry)
 	w.vals.Slot, w.vals.Row, w.vals.Captured = k, ex.S.Row(entry, k), r.captured
 	defer r.conns.end()
 	ready, first := due, true
@@ -214,7 +221,9 @@ func (r *sessionRunner) captureFailed(k uint64, st *SessionStep, ready int64) {
 // without a complete 2xx/3xx response every one of them is missing.
 func (r *sessionRunner) capture(st *SessionStep, err error) {
 	if len(st.Capture) > 0 {
-		st.FillCaptures(r.captured, r.have, &r.w.cap, r.w.resp.StatusCode(), err == nil)
+		status := r.w.resp.StatusCode()
+		st.FillCaptures(r.captured, r.have, &r.w.cap, status, err == nil)
+		st.CookieCapture(r.captured, r.have, r.store, &r.w.ex.Cookies, st.Req.Spec.Target, r.w.cpath, err == nil && status >= 200 && status <= 399)
 	}
 }
 
@@ -238,7 +247,7 @@ func (r *sessionRunner) exchange(k uint64, st *SessionStep, ownConn bool, ready 
 			return done, err
 		}
 	}
-	return w.exchange(client, req, pr, k, ready)
+	return w.exchangeCookies(client, req, pr, k, ready, r.store)
 }
 
 // ScenarioSteps names each scenario's step endpoints in order, for the
