@@ -1,24 +1,16 @@
 package cli
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/testserver"
 )
 
 // nameServer is Go's HTTPS server (HTTP/1.1 and h2) holding a certificate
@@ -33,20 +25,12 @@ type nameServer struct {
 
 func serveName(t *testing.T, name string) *nameServer {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{name},
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	cfg, caPEM, err := testserver.SelfSignedFor([]string{name}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &nameServer{caFile: filepath.Join(t.TempDir(), "ca.pem"), seen: map[string]int{}}
-	if err := os.WriteFile(s.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+	if err := os.WriteFile(s.caFile, caPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -59,7 +43,7 @@ func serveName(t *testing.T, name string) *nameServer {
 		s.seen[fmt.Sprintf("%s %s sni=%s", r.Proto, r.Host, r.TLS.ServerName)]++
 		s.mu.Unlock()
 		w.Write([]byte("ok"))
-	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, NextProtos: []string{"h2", "http/1.1"}}}
+	}), TLSConfig: cfg}
 	go srv.ServeTLS(ln, "", "")
 	t.Cleanup(func() { srv.Close() })
 	return s
