@@ -2,11 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/internal/digest"
 	"github.com/tressi/tressi/testserver"
 )
 
@@ -74,5 +78,44 @@ thresholds {
 	path := writePlan(t, plan("MD5", "s3cret", ""))
 	if code, _, errs := run(t, nil, "apply", path, "--quiet", "--engine", exec.EngineFasthttp, "--out", filepath.Join(t.TempDir(), "run")); code != ExitInvalid || !strings.Contains(errs, "digest_auth") {
 		t.Errorf("fasthttp: exit %d, %s", code, errs)
+	}
+}
+
+// A server that closes the connection with its challenge gets the answer
+// on a new connection; the row still covers both exchanges.
+func TestDigestAuthAfterTheServerCloses(t *testing.T) {
+	var challenges, accepted atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a, err := digest.ParseAuthorization(r.Header.Get("Authorization")); err == nil && a.Valid("pw", r.Method) && a.URI == r.RequestURI {
+			accepted.Add(1)
+			return
+		}
+		challenges.Add(1)
+		w.Header().Set("Connection", "close")
+		w.Header().Set("WWW-Authenticate", `Digest realm="r", nonce="n-`+r.RequestURI+`", qop="auth", algorithm=SHA-256`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	requests, ok := applyJSON(t, fmt.Sprintf(`
+target "t" {
+  url     = %q
+  timeout = "30s"
+}
+endpoint "e" {
+  path        = "/x"
+  digest_auth = { username = "u", password = "pw" }
+  expect {
+    status = [200]
+  }
+}
+load {
+  stage {
+    duration = "500ms"
+    rate     = 10
+  }
+}
+`, srv.URL))
+	if requests != 5 || ok != 5 || accepted.Load() != 5 || challenges.Load() < 1 {
+		t.Fatalf("%d requests, %d ok; the server challenged %d and accepted %d", requests, ok, challenges.Load(), accepted.Load())
 	}
 }
