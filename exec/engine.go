@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/fast"
 	"github.com/tressi/tressi/exec/internal/loop"
 	"github.com/tressi/tressi/exec/internal/record"
 	"github.com/tressi/tressi/exec/internal/run"
@@ -26,43 +27,6 @@ type engine interface {
 	Background() bool
 	// Start starts sending. An error means nothing was started.
 	Start() error
-}
-
-// fasthttpEngine is lock-free fasthttp workers: one per closed-model user,
-// or a pool released by the open model's pacer (worker.go, pacer.go,
-// session.go). It runs every plan, on every OS.
-type fasthttpEngine struct {
-	ex      *run.Executor
-	session *atomic.Uint64
-}
-
-func (e *fasthttpEngine) Name() string { return EngineFasthttp }
-
-func (e *fasthttpEngine) Senders() int {
-	s := e.ex.S
-	if s.Model == compile.Open {
-		return run.WorkerCount(s, s.Count)
-	}
-	return len(s.Users)
-}
-
-func (e *fasthttpEngine) BatchRows() int {
-	if e.ex.S.Model == compile.Open {
-		return record.OpenBatchRows
-	}
-	return record.ClosedBatchRows
-}
-
-func (e *fasthttpEngine) Background() bool { return false }
-
-func (e *fasthttpEngine) Start() error {
-	ex := e.ex
-	if ex.S.Model == compile.Open {
-		ex.StartOpen(ex.S.Slots())
-	} else {
-		ex.StartClosed(e.session)
-	}
-	return nil
 }
 
 // warmer is an engine that opens its connections before the run's instant
@@ -88,7 +52,7 @@ func chooseEngine(ex *run.Executor, asked string) (engine, error) {
 		return nil, &InputError{Err: err}
 	}
 	session := new(atomic.Uint64)
-	fasthttp := &fasthttpEngine{ex: ex, session: session}
+	fasthttp := fast.New(ex, session)
 	h2Target := http2Target(s)
 	switch asked {
 	case EngineFasthttp:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/fast"
 	"github.com/tressi/tressi/exec/internal/loop"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/results"
@@ -281,7 +282,7 @@ func TestHeadThenGetOnOneConnection(t *testing.T) {
 
 // stuckEngine is an engine whose start fails, as the loop's does when the
 // kernel refuses an epoll set.
-type stuckEngine struct{ fasthttpEngine }
+type stuckEngine struct{ *fast.Engine }
 
 var errNoEpoll = errors.New("starting the loop engine: epoll_create1: too many open files")
 
@@ -293,7 +294,7 @@ func (*stuckEngine) Start() error { return errNoEpoll }
 func TestEngineStartFailure(t *testing.T) {
 	s := schedule("127.0.0.1:1", 1, time.Millisecond)
 	out, err := Run(t.Context(), s, Options{OutDir: filepath.Join(t.TempDir(), "run"),
-		engine: func(ex *run.Executor) engine { return &stuckEngine{fasthttpEngine{ex: ex}} }})
+		engine: func(ex *run.Executor) engine { return &stuckEngine{fast.New(ex, nil)} }})
 	var input *InputError
 	if out != nil || !errors.Is(err, errNoEpoll) || errors.As(err, &input) {
 		t.Fatalf("outcome %v, err %v", out, err)

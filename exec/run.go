@@ -315,7 +315,13 @@ func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error
 	go func() { mon.run(monStop); close(monDone) }()
 
 	finished := make(chan struct{})
-	go func() { ex.Wait(); close(finished) }()
+	go func() {
+		ex.Wait()
+		if w, ok := eng.(interface{ Wait() }); ok {
+			w.Wait() // what the engine's workers started (the fasthttp session pool)
+		}
+		close(finished)
+	}()
 	select {
 	case <-finished:
 	case <-opt.Interrupt:

@@ -32,8 +32,8 @@ type clients struct {
 	owners sync.Map // *fasthttp.Request → *fasthttp.Response
 }
 
-// own records that resp receives req's responses.
-func (cs *clients) own(req *fasthttp.Request, resp *fasthttp.Response) { cs.owners.Store(req, resp) }
+// Own records that resp receives req's responses.
+func (cs *clients) Own(req *fasthttp.Request, resp *fasthttp.Response) { cs.owners.Store(req, resp) }
 
 // retryIdleClosed is fasthttp's retry decision: only a request that went
 // out on a connection that had carried a request before (so sat idle in
@@ -48,8 +48,8 @@ func (cs *clients) retryIdleClosed(req *fasthttp.Request, attempts int, err erro
 	if !ok {
 		return false, false
 	}
-	m, ok := v.(*fasthttp.Response).LocalAddr().(*meter)
-	return false, ok && m.reused && m.in == 0 &&
+	m, ok := v.(*fasthttp.Response).LocalAddr().(*Meter)
+	return false, ok && m.reused && m.In == 0 &&
 		(ClosedByPeer(err) || errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, errUnsolicited))
 }
 
@@ -75,12 +75,12 @@ func NewClients(targets []compile.Target, clk *sys.Clock, maxBody int) (*clients
 		cs.Tls[t.Name] = cfg
 	}
 	for i := range targets {
-		cs.Hosts = append(cs.Hosts, cs.hostClient(&targets[i], maxBody))
+		cs.Hosts = append(cs.Hosts, cs.HostClient(&targets[i], maxBody))
 	}
 	return cs, nil
 }
 
-func (cs *clients) hostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
+func (cs *clients) HostClient(t *compile.Target, maxBody int) *fasthttp.HostClient {
 	timeout := t.Timeout
 	connect := t.ConnectTimeout
 	dialers := sourceDialers(t)
@@ -235,7 +235,7 @@ type meteredConn struct {
 	// waiting that no request asked for (see errUnsolicited).
 	unasked bool
 	clients *clients
-	cur     *meter
+	cur     *Meter
 	used    bool // the connection carried a round trip already
 	closed  atomic.Bool
 	// connect is how long the dial (and TLS handshake) took, until the
@@ -245,34 +245,34 @@ type meteredConn struct {
 	both time.Time
 }
 
-// meter is one round trip's measurements; it doubles as the connection's
+// Meter is one round trip's measurements; it doubles as the connection's
 // local address for fasthttp.
-type meter struct {
+type Meter struct {
 	reused  bool // the connection carried a round trip before this one
 	conn    net.Conn
-	sent    int64 // ns after run start of the first write; -1 before it
-	out, in int64
-	connect int64 // the connection's connect_ns when this round trip opened it
-	// tlsErr is a TLS alert a read met: fasthttp reports it as a closed
+	Sent    int64 // ns after run start of the first write; -1 before it
+	Out, In int64
+	Connect int64 // the connection's connect_ns when this round trip opened it
+	// TlsErr is a TLS alert a read met: fasthttp reports it as a closed
 	// connection, and the row should say tls.
-	tlsErr error
+	TlsErr error
 	clock  *sys.Clock
 }
 
-var meters = sync.Pool{New: func() any { return new(meter) }}
+var meters = sync.Pool{New: func() any { return new(Meter) }}
 
-func (m *meter) Network() string { return m.conn.LocalAddr().Network() }
-func (m *meter) String() string  { return m.conn.LocalAddr().String() }
+func (m *Meter) Network() string { return m.conn.LocalAddr().Network() }
+func (m *Meter) String() string  { return m.conn.LocalAddr().String() }
 
-// release hands the meter back once its reader is done with it.
-func (m *meter) release() { meters.Put(m) }
+// Release hands the meter back once its reader is done with it.
+func (m *Meter) Release() { meters.Put(m) }
 
 // LocalAddr starts a round trip's meter; see meteredConn.
 func (c *meteredConn) LocalAddr() net.Addr {
-	m := meters.Get().(*meter)
-	m.conn, m.clock, m.sent, m.out, m.in, m.reused = c.Conn, c.clients.clock, -1, 0, 0, c.used
-	m.connect, c.connect = c.connect, 0
-	m.tlsErr = nil
+	m := meters.Get().(*Meter)
+	m.conn, m.clock, m.Sent, m.Out, m.In, m.reused = c.Conn, c.clients.clock, -1, 0, 0, c.used
+	m.Connect, c.connect = c.connect, 0
+	m.TlsErr = nil
 	c.unasked = c.used && c.sc != nil && sys.BytesWaiting(c.sc)
 	c.used = true
 	c.cur = m
@@ -284,12 +284,12 @@ func (c *meteredConn) Write(b []byte) (int, error) {
 	if c.unasked {
 		return 0, errUnsolicited
 	}
-	if m != nil && m.sent < 0 {
-		m.sent = m.clock.Now()
+	if m != nil && m.Sent < 0 {
+		m.Sent = m.clock.Now()
 	}
 	n, err := c.Conn.Write(b)
 	if m != nil {
-		m.out += int64(n)
+		m.Out += int64(n)
 	}
 	return n, err
 }
@@ -297,9 +297,9 @@ func (c *meteredConn) Write(b []byte) (int, error) {
 func (c *meteredConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if m := c.cur; m != nil {
-		m.in += int64(n)
+		m.In += int64(n)
 		if err != nil && c.raw != c.Conn && isTLSError(err) {
-			m.tlsErr = err
+			m.TlsErr = err
 		}
 	}
 	return n, err

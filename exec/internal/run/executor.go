@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/exec/internal/drive"
 	"github.com/tressi/tressi/exec/internal/record"
 	"github.com/tressi/tressi/exec/internal/sys"
 	"github.com/tressi/tressi/results"
@@ -23,7 +22,6 @@ type Executor struct {
 	Rec    *record.Recorder
 	Shard  results.Shard
 
-	ring  *drive.SlotRing  // open model
 	Pick  func(uint64) int // closed model selection
 	Bucks []*Bucket        // closed model per-entry max_rate, nil when uncapped
 	Scen  *scenarios       // scenario entries and their sessions; nil without any
@@ -59,7 +57,7 @@ type Executor struct {
 	AbortStatus []bool // status codes that end the run at once
 	Th          *thresholds
 
-	Stats []*workerStats
+	Stats []*WorkerStats
 	Wg    sync.WaitGroup
 
 	Protos []ProtocolCounts // by target: connections by protocol, for meta.json
@@ -76,9 +74,9 @@ type Executor struct {
 	StreamErr error
 }
 
-// workerStats are one worker's live counters, read by the monitor. Each
+// WorkerStats are one worker's live counters, read by the monitor. Each
 // worker writes only its own, so the atomics never contend.
-type workerStats struct {
+type WorkerStats struct {
 	Sent, Done, Failed atomic.Int64
 	_                  [40]byte // one cache line per worker
 }
@@ -137,56 +135,6 @@ func (ex *Executor) abort() {
 	ex.Cl.abort()
 }
 
-// WorkerCount is enough concurrency to hold the rate however slow the
-// server is, bounded by the connections requests can use anyway (more
-// workers would only wait for a connection) and by a sane cap.
-func WorkerCount(s *compile.Schedule, shardSlots int64) int {
-	n := 0
-	for _, t := range s.Targets {
-		n += t.Connections
-	}
-	n = min(n, maxWorkers)
-	if shardSlots >= 0 {
-		n = min(n, int(min(shardSlots, int64(maxWorkers))))
-	}
-	return max(n, 1)
-}
-
-const maxWorkers = 16 << 10
-
-// StartOpen starts the pacer and the workers of the open model.
-func (ex *Executor) StartOpen(src compile.SlotSource) {
-	workers := WorkerCount(ex.S, ex.Shard.Slots(ex.S.Count))
-	// Every parked worker names itself in its own cell: the ring must hold
-	// more cells than there are workers.
-	size := drive.RingSize
-	for size < 2*workers {
-		size *= 2
-	}
-	ex.ring = drive.NewSlotRing(size)
-	p := &pacer{ex: ex, ring: ex.ring, src: src, timer: time.NewTimer(time.Hour), alarm: sys.NewAlarm()}
-	p.timer.Stop()
-	ex.Wg.Go(p.run)
-	for range workers {
-		w := ex.NewWorker()
-		ex.Wg.Go(w.runOpen)
-	}
-}
-
-// StartClosed starts one goroutine per user of this shard (user u belongs
-// to shard u mod n).
-func (ex *Executor) StartClosed(session *atomic.Uint64) {
-	for u, span := range ex.S.Users {
-		if !ex.Shard.Owns(uint64(u)) {
-			continue
-		}
-		w := ex.NewWorker()
-		ex.Wg.Go(func() { w.runUser(span, session) })
-	}
-}
-
-// Wait blocks until every worker, and then every session, is done.
-func (ex *Executor) Wait() {
-	ex.Wg.Wait()
-	ex.Scen.wait()
-}
+// Wait blocks until everything started in the executor's wait group is
+// done.
+func (ex *Executor) Wait() { ex.Wg.Wait() }

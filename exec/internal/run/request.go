@@ -15,11 +15,11 @@ import (
 // per send into the worker's buffer.
 type PreparedRequest struct {
 	Spec     *compile.Request
-	client   *fasthttp.HostClient
+	Client   *fasthttp.HostClient
 	Timeout  time.Duration
 	Endpoint uint16 // index into the results' endpoint names
 	origin   []byte // scheme://host, prefixed to the rendered path
-	static   *fasthttp.Request
+	Static   *fasthttp.Request
 	Wire     []byte // a static request's bytes on the wire, for the loop engine
 	// H2 is a static request as HTTP/2 sends it, its header block encoded
 	// once (looph2_linux.go), for targets that may speak HTTP/2; nil
@@ -45,13 +45,13 @@ func PrepareRequests(s *compile.Schedule, cs *clients) ([]PreparedRequest, []str
 			index[rq.Name] = ep
 			names = append(names, rq.Name)
 		}
-		pr := PreparedRequest{Spec: rq, client: cs.Hosts[rq.Target], Timeout: t.Timeout, Endpoint: ep,
+		pr := PreparedRequest{Spec: rq, Client: cs.Hosts[rq.Target], Timeout: t.Timeout, Endpoint: ep,
 			origin: []byte(t.Scheme + "://" + t.Host)}
 		if isStatic(rq) {
 			req := new(fasthttp.Request)
 			// The static request owns its buffer for good: SetBodyRaw keeps it.
-			render(req, &pr, &compile.Values{Seed: s.Seed}, nil)
-			pr.static = req
+			Render(req, &pr, &compile.Values{Seed: s.Seed}, nil)
+			pr.Static = req
 			pr.Wire = wireBytes(req)
 			if t.Protocol != "" {
 				pr.H2 = staticH2(pr.Wire, t.Scheme)
@@ -92,10 +92,10 @@ func isStatic(rq *compile.Request) bool {
 	return true
 }
 
-// render fills req from the request's splices and returns buf, which now
+// Render fills req from the request's splices and returns buf, which now
 // holds the body that req references without a copy: the caller must not
 // touch buf until the request was sent.
-func render(req *fasthttp.Request, pr *PreparedRequest, v *compile.Values, buf []byte) []byte {
+func Render(req *fasthttp.Request, pr *PreparedRequest, v *compile.Values, buf []byte) []byte {
 	rq := pr.Spec
 	req.Reset()
 	req.Header.DisableNormalizing()

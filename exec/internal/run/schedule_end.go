@@ -1,8 +1,11 @@
 package run
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/tressi/tressi/compile"
 )
 
 // A schedule says when its slots start, not when their work ends: a
@@ -76,4 +79,17 @@ func (ex *Executor) PastEnd() bool { return ex.Overrun != nil && ex.Overrun.past
 func (w *overrunWatch) Stop() (overran bool) {
 	w.timer.Stop()
 	return w.reached.Load() || w.Cut.Load() > 0
+}
+
+// ScheduleEnd is how reading the open model's slots from src ended, after
+// read of them, done when src had no more: nil when every slot was read,
+// else why the schedule ended early. Every engine reports it so.
+func ScheduleEnd(s *compile.Schedule, src compile.SlotSource, read uint64, done bool) error {
+	if err := compile.StreamErr(src); err != nil {
+		return err
+	}
+	if done && read != uint64(s.Count) {
+		return fmt.Errorf("the schedule ended after %d of its %d slots", read, s.Count)
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"time"
+
 	"github.com/tressi/tressi/results"
 )
 
@@ -10,10 +12,10 @@ import (
 // response it already offered as samples. One goroutine owns a sink, so the
 // per-request path takes no lock and allocates nothing once warm.
 type RowSink struct {
-	ex    *Executor
+	Ex    *Executor
 	Rows  []results.Row
 	First int64 // when the oldest buffered row was added
-	Stats *workerStats
+	Stats *WorkerStats
 	seen  map[sampleKey]struct{} // keys this sink already offered
 	// last is the key wantSample was last asked about, in seen since
 	// (when hasLast): the usual next row, of the same kind, skips the map.
@@ -31,9 +33,9 @@ type sampleKey struct {
 // NewSink gives a sender its sink, with counters of its own the monitor
 // sums.
 func (ex *Executor) NewSink() RowSink {
-	st := new(workerStats)
+	st := new(WorkerStats)
 	ex.Stats = append(ex.Stats, st)
-	s := ex.sinkWith(st)
+	s := ex.SinkWith(st)
 	// Senders started together fill their buffers together: staggering the
 	// first flush keeps the recorder's work (and the pacer's delays behind
 	// it on one core) spread out instead of 50 buffers landing at once.
@@ -41,11 +43,11 @@ func (ex *Executor) NewSink() RowSink {
 	return s
 }
 
-// sinkWith is a sink counting into stats, which may be shared: the session
+// SinkWith is a sink counting into stats, which may be shared: the session
 // pool's runners count in stripes, since the monitor reads a list fixed
 // before the run.
-func (ex *Executor) sinkWith(stats *workerStats) RowSink {
-	s := RowSink{ex: ex, Stats: stats, seen: map[sampleKey]struct{}{}, Rows: ex.Rec.Buffer()}
+func (ex *Executor) SinkWith(stats *WorkerStats) RowSink {
+	s := RowSink{Ex: ex, Stats: stats, seen: map[sampleKey]struct{}{}, Rows: ex.Rec.Buffer()}
 	s.flushAt = cap(s.Rows)
 	return s
 }
@@ -54,7 +56,7 @@ func (ex *Executor) sinkWith(stats *workerStats) RowSink {
 // the live figures. Every engine records through it: sent is -1 when no
 // byte went out, status is the response's when err is nil.
 func (s *RowSink) Outcome(pr *PreparedRequest, k uint64, scheduled, sent, done, out, in int64, status int, err error) results.Row {
-	ex := s.ex
+	ex := s.Ex
 	row := results.Row{Slot: k, Scheduled: scheduled, Sent: sent, Latency: -1, Service: -1, Endpoint: pr.Endpoint,
 		BytesOut: ClampU32(out), BytesIn: ClampU32(in)}
 	if err == nil {
@@ -84,8 +86,8 @@ func (s *RowSink) Outcome(pr *PreparedRequest, k uint64, scheduled, sent, done, 
 // names.
 func (s *RowSink) Keep(row results.Row, done int64) {
 	s.appendAt(row, done)
-	if row.Error == results.None && int(row.Status) < len(s.ex.AbortStatus) && s.ex.AbortStatus[row.Status] {
-		s.ex.Th.statusSeen(row.Status)
+	if row.Error == results.None && int(row.Status) < len(s.Ex.AbortStatus) && s.Ex.AbortStatus[row.Status] {
+		s.Ex.Th.statusSeen(row.Status)
 	}
 }
 
@@ -99,11 +101,11 @@ func ClampU32(n int64) uint32 {
 // NotSent records a slot that was never started: for a scenario, one row
 // for each request the session would have sent.
 func (s *RowSink) NotSent(k uint64, entry int, due int64) {
-	if sc := s.ex.Scen.Entry(entry); sc != nil {
+	if sc := s.Ex.Scen.Entry(entry); sc != nil {
 		s.NotSentFrom(k, sc, 0, 0, due)
 		return
 	}
-	pr := &s.ex.Reqs[s.ex.S.Entries[entry].Steps[0].Request]
+	pr := &s.Ex.Reqs[s.Ex.S.Entries[entry].Steps[0].Request]
 	s.Append(results.Row{Slot: k, Scheduled: due, Sent: -1, Latency: -1, Service: -1,
 		Endpoint: pr.Endpoint, Error: results.NotSent})
 }
@@ -138,7 +140,7 @@ func (s *RowSink) Unsent(k uint64, st *SessionStep, ready int64, why results.Err
 		Endpoint: st.Req.Endpoint, Error: why})
 }
 
-func (s *RowSink) Append(r results.Row) { s.appendAt(r, s.ex.Clock.Now()) }
+func (s *RowSink) Append(r results.Row) { s.appendAt(r, s.Ex.Clock.Now()) }
 
 // appendAt buffers a row at now, the clock's latest reading: one clock read
 // per event is enough.
@@ -153,11 +155,11 @@ func (s *RowSink) appendAt(r results.Row, now int64) {
 	}
 }
 
-// flushOld flushes rows that waited half the flush age: what a parked
+// FlushOld flushes rows that waited half the flush age: what a parked
 // sender does when it is poked, so a slow run still reaches the file while
 // at a fast rate the buffers keep filling and flushing at their own pace.
-func (s *RowSink) flushOld() {
-	if len(s.Rows) > 0 && s.ex.Clock.Now()-s.First > FlushAge/2 {
+func (s *RowSink) FlushOld() {
+	if len(s.Rows) > 0 && s.Ex.Clock.Now()-s.First > FlushAge/2 {
 		s.Flush()
 	}
 }
@@ -167,7 +169,7 @@ func (s *RowSink) Flush() {
 	if len(s.Rows) == 0 {
 		return
 	}
-	s.Rows = s.ex.Rec.Hand(s.Rows)
+	s.Rows = s.Ex.Rec.Hand(s.Rows)
 }
 
 // WantSample says whether r is the first of its (endpoint, status, error)
@@ -184,7 +186,7 @@ func (s *RowSink) WantSample(r *results.Row) bool {
 		return false
 	}
 	s.seen[key] = struct{}{}
-	_, taken := s.ex.samples.LoadOrStore(key, struct{}{})
+	_, taken := s.Ex.samples.LoadOrStore(key, struct{}{})
 	return !taken
 }
 
@@ -212,7 +214,11 @@ func (s *RowSink) PutSampleErr(r *results.Row, pr *PreparedRequest, head, body [
 	if r.Error == results.None {
 		smp.Headers = string(head)
 		smp.BodySize = ClampU32(size)
-		smp.Body = append([]byte(nil), body[:min(len(body), s.ex.MaxSample)]...)
+		smp.Body = append([]byte(nil), body[:min(len(body), s.Ex.MaxSample)]...)
 	}
-	s.ex.Rec.Sample(smp)
+	s.Ex.Rec.Sample(smp)
 }
+
+// FlushAge bounds how long a row waits in a sender's buffer, so a slow run
+// still reaches the file (and the live figures) every second.
+const FlushAge = int64(time.Second)

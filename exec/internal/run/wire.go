@@ -25,7 +25,7 @@ func (a *appendWriter) Write(p []byte) (int, error) {
 
 // Render appends to dst the request pr with the values v, built in req.
 func (ww *WireWriter) Render(dst []byte, pr *PreparedRequest, v *compile.Values, req *fasthttp.Request) []byte {
-	ww.scratch = render(req, pr, v, ww.scratch)
+	ww.scratch = Render(req, pr, v, ww.scratch)
 	return ww.write(dst, req)
 }
 

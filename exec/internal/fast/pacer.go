@@ -1,12 +1,12 @@
-package run
+package fast
 
 import (
-	"fmt"
 	"runtime"
 	"time"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/drive"
+	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/sys"
 )
 
@@ -16,7 +16,7 @@ import (
 // worker: at 20k req/s most wake-ups release several slots at once, with one
 // clock read for all of them.
 type pacer struct {
-	ex    *Executor
+	ex    *run.Executor
 	ring  *drive.SlotRing
 	src   compile.SlotSource
 	timer *time.Timer
@@ -61,24 +61,11 @@ func (p *pacer) run() {
 			k++
 		}
 	}
-	if err := ScheduleEnd(p.ex.S, p.src, k, true); err != nil {
+	if err := run.ScheduleEnd(p.ex.S, p.src, k, true); err != nil {
 		p.ex.StreamErr = err
 	}
 	p.ring.Finish(i)
 	p.alarm.Close()
-}
-
-// ScheduleEnd is how reading the open model's slots from src ended, after
-// read of them, done when src had no more: nil when every slot was read,
-// else why the schedule ended early. Every engine reports it so.
-func ScheduleEnd(s *compile.Schedule, src compile.SlotSource, read uint64, done bool) error {
-	if err := compile.StreamErr(src); err != nil {
-		return err
-	}
-	if done && read != uint64(s.Count) {
-		return fmt.Errorf("the schedule ended after %d of its %d slots", read, s.Count)
-	}
-	return nil
 }
 
 // waitUntil returns once due has come (or the run stops) with the clock's

@@ -3,41 +3,7 @@ package run
 import (
 	"math"
 	"sync/atomic"
-	"time"
-
-	"github.com/tressi/tressi/compile"
 )
-
-// runUser is one closed-model user: from its start until its stop it sends
-// back to back (plus the think time), each request's entry chosen by the
-// global session counter, so selection is exact across all users.
-func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
-	defer w.Flush()
-	ex := w.ex
-	sessions := newSessionRunner(w)
-	if !w.waitUntil(span.Start) {
-		return
-	}
-	for now := ex.Clock.Now(); !ex.Stopping() && now < span.Stop; now = ex.Clock.Now() {
-		k, entry, ok := ex.NextEntry(session)
-		if !ok {
-			// Every entry is at its max_rate: wait a little, not globally.
-			if !w.waitUntil(ex.Clock.Now() + int64(time.Millisecond)) {
-				return
-			}
-			continue
-		}
-		if ex.S.Entries[entry].Scenario {
-			// A session started before the user's stop may finish within the grace.
-			sessions.run(k, entry, ex.Clock.Now(), span.Stop+int64(ex.Grace))
-		} else {
-			w.Send(k, entry, now) // ready now: one clock read per request
-		}
-		if ex.S.Think > 0 && !w.waitUntil(ex.Clock.Now()+int64(ex.S.Think)) {
-			return
-		}
-	}
-}
 
 // next picks the next request's slot and entry. A capped entry whose bucket
 // is empty is passed over for the next pick instead of making the user

@@ -1,4 +1,4 @@
-package run
+package fast
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tressi/tressi/exec/internal/run"
 )
 
 // sessionPool runs the open model's sessions. A session lasts many
@@ -16,10 +18,11 @@ import (
 // busy, up to maxSessions, and keeps them until the run ends, so a steady
 // rate reuses the same runners and their buffers.
 type sessionPool struct {
-	ex      *Executor
+	eng     *Engine
+	ex      *run.Executor
 	starts  chan sessionStart
 	runners atomic.Int64
-	stats   []*workerStats // shared by runners in stripes; fixed before the monitor starts
+	stats   []*run.WorkerStats // shared by runners in stripes; fixed before the monitor starts
 	wg      sync.WaitGroup
 }
 
@@ -35,10 +38,11 @@ type sessionStart struct {
 // request's latency shows by how much.
 const maxSessions = 16 << 10
 
-func newSessionPool(ex *Executor) *sessionPool {
-	p := &sessionPool{ex: ex, starts: make(chan sessionStart)}
+func newSessionPool(e *Engine) *sessionPool {
+	ex := e.ex
+	p := &sessionPool{eng: e, ex: ex, starts: make(chan sessionStart)}
 	for range runtime.GOMAXPROCS(0) {
-		st := new(workerStats)
+		st := new(run.WorkerStats)
 		p.stats = append(p.stats, st)
 		ex.Stats = append(ex.Stats, st)
 	}
@@ -48,7 +52,7 @@ func newSessionPool(ex *Executor) *sessionPool {
 // start hands the session of slot k, due now, to an idle runner, or to a
 // new one while there are fewer than maxSessions; otherwise it waits for a
 // runner to finish. A stop while waiting records the slot as not sent.
-func (p *sessionPool) start(w *RowSink, k uint64, entry int, due int64) {
+func (p *sessionPool) start(w *run.RowSink, k uint64, entry int, due int64) {
 	st := sessionStart{k: k, entry: entry, due: due}
 	select {
 	case p.starts <- st:
@@ -82,8 +86,8 @@ func (p *sessionPool) grow(st sessionStart) bool {
 
 // newRunner is newWorker for a runner: its counters are a shared stripe,
 // since the monitor reads a list fixed before the run.
-func (p *sessionPool) newRunner(stats *workerStats) *worker {
-	return p.ex.workerWith(p.ex.sinkWith(stats))
+func (p *sessionPool) newRunner(stats *run.WorkerStats) *worker {
+	return p.eng.workerWith(p.ex.SinkWith(stats))
 }
 
 // run runs sessions until the pool closes.
@@ -104,7 +108,7 @@ func (p *sessionPool) next(w *worker) (sessionStart, bool) {
 	default:
 	}
 	if len(w.Rows) > 0 {
-		w.timer.Reset(time.Duration(FlushAge))
+		w.timer.Reset(time.Duration(run.FlushAge))
 		select {
 		case st, ok := <-p.starts:
 			w.timer.Stop()

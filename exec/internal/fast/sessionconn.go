@@ -1,8 +1,9 @@
-package run
+package fast
 
 import (
 	"time"
 
+	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/valyala/fasthttp"
 )
 
@@ -31,7 +32,7 @@ func (s sessionSlots) acquire(wait time.Duration, stop <-chan struct{}) error {
 	case <-t.C:
 		return fasthttp.ErrNoFreeConns
 	case <-stop:
-		return ErrAborted
+		return run.ErrAborted
 	}
 }
 
@@ -50,11 +51,12 @@ type sessionConns struct {
 
 // get returns the session's client for target t, taking a slot of the
 // target's connections on the session's first request to it.
-func (c *sessionConns) get(ex *Executor, t int, wait time.Duration) (*fasthttp.HostClient, error) {
+func (c *sessionConns) get(e *Engine, t int, wait time.Duration) (*fasthttp.HostClient, error) {
+	ex := e.ex
 	if c.hosts == nil {
 		c.hosts = make([]*fasthttp.HostClient, len(ex.S.Targets))
 		c.held = make([]bool, len(ex.S.Targets))
-		c.slots = ex.Scen.conns
+		c.slots = e.slots
 	}
 	if c.held[t] {
 		return c.hosts[t], nil
@@ -64,7 +66,7 @@ func (c *sessionConns) get(ex *Executor, t int, wait time.Duration) (*fasthttp.H
 	}
 	c.held[t] = true
 	if c.hosts[t] == nil {
-		hc := ex.Cl.hostClient(&ex.S.Targets[t], ex.Cl.Hosts[t].MaxResponseBodySize)
+		hc := ex.Cl.HostClient(&ex.S.Targets[t], ex.Cl.Hosts[t].MaxResponseBodySize)
 		hc.MaxConns = 1
 		c.hosts[t] = hc
 	}

@@ -1,4 +1,4 @@
-package run
+package fast
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/session"
 	"github.com/valyala/fasthttp"
 )
@@ -14,7 +15,8 @@ import (
 // worker is the fasthttp engine's sender: it sends one request at a time
 // and records into its own sink.
 type worker struct {
-	RowSink
+	run.RowSink
+	eng   *Engine
 	req   fasthttp.Request
 	resp  fasthttp.Response
 	buf   []byte // rendered request parts; holds the body while it is sent
@@ -45,21 +47,19 @@ const (
 	// and yields in a loop instead: timer wake-ups are late by tens of µs,
 	// yielding holds the send lag to a few µs without burning a core.
 	spinWindow = 200 * time.Microsecond
-	// FlushAge bounds how long a row waits in a sender's buffer, so a slow
-	// run still reaches the file (and the live figures) every second.
-	FlushAge = int64(time.Second)
 )
 
-func (ex *Executor) NewWorker() *worker {
-	return ex.workerWith(ex.NewSink())
+func (e *Engine) newWorker() *worker {
+	return e.workerWith(e.ex.NewSink())
 }
 
-func (ex *Executor) workerWith(sink RowSink) *worker {
-	w := &worker{RowSink: sink, timer: time.NewTimer(time.Hour), wake: make(chan struct{}, 1)}
+func (e *Engine) workerWith(sink run.RowSink) *worker {
+	ex := e.ex
+	w := &worker{RowSink: sink, eng: e, timer: time.NewTimer(time.Hour), wake: make(chan struct{}, 1)}
 	w.cap = session.FastResponse{R: &w.resp}
 	w.cap.Body = &w.body
-	ex.Cl.own(&w.req, &w.resp)
-	ex.Cl.own(&w.sreq, &w.resp)
+	ex.Cl.Own(&w.req, &w.resp)
+	ex.Cl.Own(&w.sreq, &w.resp)
 	w.timer.Stop()
 	w.vals.Seed = ex.S.Seed
 	return w
@@ -70,9 +70,9 @@ func (ex *Executor) workerWith(sink RowSink) *worker {
 // remaining slot as not sent, so every slot of the shard ends with exactly
 // one row.
 func (w *worker) runOpen() {
-	ex := w.ex
+	ex := w.Ex
 	for {
-		k, slot, ok := ex.ring.Claim(&w.wake, w.flushOld)
+		k, slot, ok := w.eng.ring.Claim(&w.wake, w.FlushOld)
 		if !ok {
 			break
 		}
@@ -82,7 +82,7 @@ func (w *worker) runOpen() {
 			continue
 		}
 		if ex.S.Entries[e].Scenario {
-			ex.Scen.pool.start(&w.RowSink, k, e, due)
+			w.eng.pool.start(&w.RowSink, k, e, due)
 			continue
 		}
 		w.Send(k, e, due)
@@ -93,10 +93,10 @@ func (w *worker) runOpen() {
 // waitUntil sleeps until due (ns after start); false if the run stopped.
 // Closed-model users wait with it; the open model's pacer has its own.
 func (w *worker) waitUntil(due int64) bool {
-	ex := w.ex
+	ex := w.Ex
 	d := time.Duration(due - ex.Clock.Now())
 	if d > spinWindow {
-		if d > time.Duration(FlushAge) && len(w.Rows) > 0 {
+		if d > time.Duration(run.FlushAge) && len(w.Rows) > 0 {
 			w.Flush() // do not sit on rows through a long wait
 		}
 		w.timer.Reset(d - spinWindow)
@@ -119,35 +119,35 @@ func (w *worker) waitUntil(due int64) bool {
 // Send sends the entry's request for slot k, due at scheduled, and records
 // its outcome.
 func (w *worker) Send(k uint64, entry int, scheduled int64) {
-	ex := w.ex
+	ex := w.Ex
 	pr := &ex.Reqs[ex.S.Entries[entry].Steps[0].Request]
-	if pr.static == nil {
+	if pr.Static == nil {
 		w.vals.Slot = k
 		w.vals.Row = ex.S.Row(entry, k)
 	}
-	w.exchangeCookies(pr.client, w.request(pr), pr, k, scheduled, w.endpointCookies(entry))
+	w.exchangeCookies(pr.Client, w.request(pr), pr, k, scheduled, w.endpointCookies(entry))
 }
 
 // request readies pr to send. A static request stays in sreq while the
 // worker sends it again (fasthttp does not change a request it sends), so
 // it is copied, and its URI parsed, only when another one comes in between;
 // one with holes is rendered from w.vals.
-func (w *worker) request(pr *PreparedRequest) *fasthttp.Request {
-	if pr.static != nil {
-		if w.static != pr.static {
-			pr.static.CopyTo(&w.sreq)
-			w.static = pr.static
+func (w *worker) request(pr *run.PreparedRequest) *fasthttp.Request {
+	if pr.Static != nil {
+		if w.static != pr.Static {
+			pr.Static.CopyTo(&w.sreq)
+			w.static = pr.Static
 		}
 		return &w.sreq
 	}
-	w.buf = render(&w.req, pr, &w.vals, w.buf)
+	w.buf = run.Render(&w.req, pr, &w.vals, w.buf)
 	return &w.req
 }
 
 // exchange sends req to client and records its outcome for slot k, due (or
 // ready) at scheduled. Endpoints and session steps share it; it returns
 // when the response completed and the request's error.
-func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr *PreparedRequest, k uint64, scheduled int64) (int64, error) {
+func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr *run.PreparedRequest, k uint64, scheduled int64) (int64, error) {
 	// fasthttp keeps a response's SkipBody across requests as if the caller
 	// had set it: after a HEAD, the next GET on this worker would leave its
 	// body on the connection and the response after it would read garbage.
@@ -157,7 +157,7 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 	// a connection (one worker per connection), and that wait is part of
 	// its timeout. fasthttp alone would start it when the worker took the
 	// request up, giving a late request a whole timeout more.
-	left := time.Duration(scheduled-w.ex.Clock.Now()) + pr.Timeout
+	left := time.Duration(scheduled-w.Ex.Clock.Now()) + pr.Timeout
 	if left <= 0 {
 		return w.waitedOut(pr, k, scheduled)
 	}
@@ -167,7 +167,7 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 	} else {
 		w.body, w.bodyLen = w.body[:0], 0
 	}
-	done := w.ex.Clock.Now()
+	done := w.Ex.Clock.Now()
 	w.record(pr, k, scheduled, done, err)
 	return done, err
 }
@@ -179,9 +179,9 @@ var errWaitedOut = fmt.Errorf("no connection came free within the timeout: %w", 
 // waitedOut records a request whose timeout ended before it could be
 // sent: a timeout, never sent. fasthttp is not called, so w.resp still
 // holds the previous round trip's meter, which record must not read.
-func (w *worker) waitedOut(pr *PreparedRequest, k uint64, scheduled int64) (int64, error) {
+func (w *worker) waitedOut(pr *run.PreparedRequest, k uint64, scheduled int64) (int64, error) {
 	w.body, w.bodyLen = w.body[:0], 0
-	done := w.ex.Clock.Now()
+	done := w.Ex.Clock.Now()
 	row := w.Outcome(pr, k, scheduled, -1, done, 0, 0, 0, errWaitedOut)
 	if w.WantSample(&row) {
 		w.PutSampleErr(&row, pr, nil, nil, 0, errWaitedOut)
@@ -193,10 +193,10 @@ func (w *worker) waitedOut(pr *PreparedRequest, k uint64, scheduled int64) (int6
 // readBody reads the response's body, streamed or not, keeping its first
 // bytes: as many as a sample or the step's captures need, nothing more, so
 // a worker holds a bounded amount of memory whatever servers send.
-func (w *worker) readBody(pr *PreparedRequest) error {
+func (w *worker) readBody(pr *run.PreparedRequest) error {
 	keep := w.captureKeep
 	if w.SampleNew(pr.Endpoint, uint16(w.resp.StatusCode())) {
-		keep = max(keep, w.ex.MaxSample)
+		keep = max(keep, w.Ex.MaxSample)
 	}
 	w.body = w.body[:0]
 	stream := w.resp.BodyStream()
@@ -216,7 +216,7 @@ func (w *worker) readBody(pr *PreparedRequest) error {
 			w.body = append(w.body, w.drainBuf[:min(n, room)]...)
 		}
 		w.bodyLen += int64(n)
-		if w.bodyLen > int64(w.ex.MaxBody) {
+		if w.bodyLen > int64(w.Ex.MaxBody) {
 			err = fasthttp.ErrBodyTooLarge // streamed, the body is the worker's to limit
 			break
 		}
@@ -239,14 +239,14 @@ func (w *worker) readBody(pr *PreparedRequest) error {
 
 // record appends the row of a request that ended at done with err; the
 // response and its connection meter are w.resp's.
-func (w *worker) record(pr *PreparedRequest, k uint64, scheduled, done int64, err error) {
+func (w *worker) record(pr *run.PreparedRequest, k uint64, scheduled, done int64, err error) {
 	sent, out, in, connect := int64(-1), int64(0), int64(0), int64(0)
-	if m, ok := w.resp.LocalAddr().(*meter); ok {
-		sent, out, in, connect = m.sent, m.out, m.in, m.connect
-		if err != nil && m.tlsErr != nil {
-			err = m.tlsErr
+	if m, ok := w.resp.LocalAddr().(*run.Meter); ok {
+		sent, out, in, connect = m.Sent, m.Out, m.In, m.Connect
+		if err != nil && m.TlsErr != nil {
+			err = m.TlsErr
 		}
-		m.release()
+		m.Release()
 	}
 	status := 0
 	if err == nil {
