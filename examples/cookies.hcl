@@ -27,11 +27,15 @@ variable "connections" {
   type    = number
   default = 256
 }
+variable "timeout" {
+  type    = string
+  default = "2s"
+}
 
 target "local" {
   url         = var.base_url
   connections = var.connections
-  timeout     = "2s"
+  timeout     = var.timeout
 }
 
 scenario "cookie_login" {

@@ -21,7 +21,10 @@ func TestCookieExampleOneCookiePerSession(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vars := []plan.VarArg{{Value: "base_url=http://" + addr}, {Value: "rate=200"}, {Value: "duration=1500ms"}, {Value: "calls=3"}}
+			vars := []plan.VarArg{{Value: "base_url=http://" + addr}, {Value: "rate=200"}, {Value: "duration=1500ms"}, {Value: "calls=3"},
+				// A busy machine may take seconds to answer; this test counts
+				// cookies, not latency.
+				{Value: "timeout=60s"}}
 			p, _, diags := plan.Load(plan.Options{Path: "cookies.hcl", Vars: vars})
 			if diags.HasErrors() {
 				t.Fatal(diags)
