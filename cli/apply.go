@@ -53,7 +53,8 @@ func newApply(e *env) *cobra.Command {
 			"exits at once. Exit 2 when a threshold failed or ended the run early, or when not one\n" +
 			"request succeeded (a plan that expects that sets allow_all_failed = true in thresholds).\n" +
 			"A plan whose load has a search block runs its probes instead, into one run directory\n" +
-			"(search.json + probe-NN/), and prints max_rate; exit 2 when no probe passed.",
+			"(search.json + probe-NN/), and prints max_rate; exit 2 when no probe passed; --dashboard,\n" +
+			"--metrics and --remote-write show the probes one after another, with the probe table.",
 		Example: "  tressi apply examples/quickstart.hcl --var base_url=http://127.0.0.1:8080\n" +
 			"  tressi apply run.tplan -o runs/today -q\n" +
 			"  tressi apply run.tplan --shard 0/4 --start-at 2026-01-01T12:00:00Z\n" +
@@ -85,12 +86,9 @@ func newApply(e *env) *cobra.Command {
 			}
 			defer cleanup()
 			if p, files, diags := searchPlanAt(e, path, &f); p != nil {
-				if lf.any() {
-					return withCode(ExitInvalid, fmt.Errorf("--dashboard, --metrics and --remote-write do not watch a capacity search yet; run the search without them, or apply one probe's rate as a plain plan to watch it"))
-				}
 				opt.OutDir = out
 				opt.CommandLine = commandLine(cmd, args, f.vars, sensitiveVars(p))
-				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet})
+				return applySearch(e, p, files, diags, &f, opt, runOutput{json: f.json, quiet: quiet, live: &lf})
 			}
 			s, tplan, sensitive, err := loadSchedule(e, path, &f, !quiet && !f.json)
 			if err != nil {

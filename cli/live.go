@@ -65,8 +65,14 @@ func startLive(e *env, s *compile.Schedule, opt *exec.Options, l *liveFlags) (*l
 	if s.Model == compile.Open {
 		run.Slots = opt.Shard.Slots(s.Count)
 	}
-	v := &liveViews{e: e, feed: live.NewFeed(run), stop: make(chan struct{}), linger: l.linger}
-	labels := &metrics.Labels{Plan: s.Name, Shard: run.Shard, Targets: endpointTargets(s)}
+	return serveLive(e, live.NewFeed(run), s, opt, l)
+}
+
+// serveLive starts the dashboard, /metrics and the remote writes l asks
+// for, all of feed, whose run's endpoints are s's.
+func serveLive(e *env, feed *live.Feed, s *compile.Schedule, opt *exec.Options, l *liveFlags) (*liveViews, error) {
+	v := &liveViews{e: e, feed: feed, stop: make(chan struct{}), linger: l.linger}
+	labels := &metrics.Labels{Plan: s.Name, Shard: opt.Shard.String(), Targets: endpointTargets(s)}
 	var headers http.Header
 	if l.remoteWrite != "" {
 		if err := checkRemoteWriteURL(l.remoteWrite); err != nil {

@@ -8,12 +8,15 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tressi/tressi/internal/live"
+	"github.com/tressi/tressi/search"
 	"github.com/tressi/tressi/testserver"
 )
 
@@ -119,24 +122,7 @@ func TestDashboardInChromium(t *testing.T) {
 	stderr, wait := applyLive(t, plan, "--dashboard=:0", "--dashboard-linger=15s", "--json", "-o", filepath.Join(t.TempDir(), "run"))
 	url := waitForURL(t, stderr)
 	time.Sleep(1500 * time.Millisecond) // mid-run
-	// A loaded machine can fail Chromium's first load of the page (its
-	// virtual time runs out on a slow answer): it tries again while the
-	// page lingers, the first try being mid-run.
-	var dom []byte
-	var chromeErr bytes.Buffer
-	for try := 0; try < 3; try++ {
-		chromeErr.Reset()
-		cmd := osexec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-			"--virtual-time-budget=15000", "--dump-dom", url)
-		cmd.Stderr = &chromeErr
-		if dom, err = cmd.Output(); err != nil {
-			t.Fatalf("chromium: %v\n%s", err, chromeErr.String())
-		}
-		if !strings.Contains(string(dom), `class="neterror"`) {
-			break
-		}
-	}
+	dom, chromeErr := dashboardDOM(t, chromium, url)
 	code, out := wait()
 	if code != ExitThresholds { // status_codes failed
 		t.Fatalf("apply exit %d; stderr:\n%s", code, stderr.String())
@@ -151,9 +137,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("apply --json: %v\n%s", err, out)
 	}
-	page := string(dom)
+	page := dom
 	if !strings.Contains(page, `data-live-rendered="true"`) || !strings.Contains(page, `data-state="ended"`) {
-		t.Fatalf("the page did not draw the run's end (%s); chromium said:\n%s", regexp.MustCompile(`<body[^>]*>`).FindString(page), chromeErr.String())
+		t.Fatalf("the page did not draw the run's end (%s); chromium said:\n%s", regexp.MustCompile(`<body[^>]*>`).FindString(page), chromeErr)
 	}
 	for _, chart := range []string{"rate", "latency", "service", "errors", "sendlag"} {
 		m := regexp.MustCompile(`data-chart="` + chart + `"[^>]*data-points="(\d+)"`).FindStringSubmatch(page)
@@ -184,6 +170,32 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 }
 
+// dashboardDOM opens the dashboard at url in headless Chromium and returns
+// the page as drawn once the run ended (or the virtual time ran out), and
+// what Chromium said.
+func dashboardDOM(t *testing.T, chromium, url string) (dom, stderr string) {
+	t.Helper()
+	// A loaded machine can fail Chromium's first load of the page (its
+	// virtual time runs out on a slow answer): it tries again while the
+	// page lingers.
+	var chromeErr bytes.Buffer
+	for try := 0; try < 3; try++ {
+		chromeErr.Reset()
+		cmd := osexec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+			"--virtual-time-budget=15000", "--dump-dom", url)
+		cmd.Stderr = &chromeErr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("chromium: %v\n%s", err, chromeErr.String())
+		}
+		if dom = string(out); !strings.Contains(dom, `class="neterror"`) {
+			break
+		}
+	}
+	return dom, chromeErr.String()
+}
+
 // A dashboard binds loopback unless told otherwise, and says so when told.
 func TestDashboardAddresses(t *testing.T) {
 	_, addr, err := testserver.StartLoopback(t)
@@ -200,11 +212,75 @@ func TestDashboardAddresses(t *testing.T) {
 	}
 }
 
-// A capacity search is not watched yet: the flags say so instead of
-// being ignored.
-func TestLiveFlagsRefuseASearch(t *testing.T) {
-	code, _, stderr := run(t, nil, "apply", "../examples/capacity.hcl", "--dashboard=:0", "-q", "-o", filepath.Join(t.TempDir(), "s"))
-	if code != ExitInvalid || !strings.Contains(stderr, "do not watch a capacity search yet") {
-		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+// A capacity search is watched as it runs: /metrics says the value of the
+// probe running, /state lists the probes judged and the one running, and
+// at the end the page's probe table is the search's record.
+func TestDashboardOfASearch(t *testing.T) {
+	_, addr, err := testserver.StartLoopback(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, wait := applyLive(t, "testdata/search/search.hcl", "-var", "base_url=http://"+addr, "--dashboard=:0", "--metrics=127.0.0.1:0",
+		"--dashboard-linger=6s", "--json", "-o", filepath.Join(t.TempDir(), "run"))
+	url := waitForURL(t, stderr)
+	metricsURL := regexp.MustCompile(`Metrics: (http://\S+/metrics)`).FindStringSubmatch(stderr.String())
+	if metricsURL == nil {
+		t.Fatalf("no metrics URL on stderr:\n%s", stderr.String())
+	}
+	// Mid-search: a probe is running, at a value of the ladder.
+	probeRate := regexp.MustCompile(`(?m)^tressi_search_probe_rate\{[^}]*\} (\S+)$`)
+	var running, scraped string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && (running == "" || scraped == ""); time.Sleep(50 * time.Millisecond) {
+		if m := probeRate.FindStringSubmatch(get(t, metricsURL[1])); m != nil && m[1] != "0" {
+			scraped = m[1]
+		}
+		var state struct{ Run live.RunInfo }
+		if err := json.Unmarshal([]byte(get(t, url+"state")), &state); err != nil {
+			t.Fatal(err)
+		}
+		if s := state.Run.Search; s != nil && len(s.Probes) > 0 && s.Probes[len(s.Probes)-1].Verdict == search.VerdictRunning {
+			running = strconv.FormatFloat(s.Probes[len(s.Probes)-1].Offered, 'g', -1, 64)
+		}
+	}
+	ladder := []string{"40", "80", "160", "320"} // from 40 to 320, ×2: the values probed first
+	if !slices.Contains(ladder, running) || scraped == "" {
+		t.Fatalf("mid-search: a running probe at %q in /state, tressi_search_probe_rate %q; stderr:\n%s", running, scraped, stderr.String())
+	}
+	// The end: the last update holds every probe's verdict.
+	var state struct{ Run live.RunInfo }
+	for deadline := time.Now().Add(time.Minute); state.Run.State != live.StateEnded; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the search did not end; stderr:\n%s", stderr.String())
+		}
+		if err := json.Unmarshal([]byte(get(t, url+"state")), &state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var dom string
+	if chromium, err := osexec.LookPath("chromium"); err == nil {
+		dom, _ = dashboardDOM(t, chromium, url) // while the page lingers
+	}
+	code, out := wait()
+	if code != ExitOK && code != ExitThresholds {
+		t.Fatalf("apply exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var rec struct{ Search search.Record }
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || len(rec.Search.Probes) == 0 || state.Run.Search == nil {
+		t.Fatalf("apply --json: %v\n%s\nlive: %+v", err, out, state.Run)
+	}
+	got := state.Run.Search.Probes
+	if len(got) != len(rec.Search.Probes) {
+		t.Fatalf("live table %d probes, search.json %d", len(got), len(rec.Search.Probes))
+	}
+	for i, want := range rec.Search.Probes {
+		g := got[i]
+		if g.Index != want.Index || g.Offered != want.Offered || g.Verdict != want.Verdict || g.Requests != want.Requests ||
+			g.P99Ms != want.P99Ms || g.ErrorRate != want.ErrorRate {
+			t.Errorf("probe %d: live %+v\nsearch %+v", i+1, g, want)
+		}
+		row := fmt.Sprintf(`<tr data-probe="%d" data-verdict="%s"`, want.Index, want.Verdict)
+		if dom != "" && !strings.Contains(dom, row) {
+			t.Errorf("the page's probe table lacks %s", row)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/internal/live"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
 	"github.com/tressi/tressi/results"
@@ -145,7 +146,14 @@ func applySearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Dia
 		return func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }
 	}
 	prepareProcess(&opt)
-	rec, err := search.Run(context.Background(), p, search.Options{Exec: opt, TPlan: tplan, Log: log})
+	so := search.Options{Exec: opt, TPlan: tplan, Log: log}
+	lv, err := startSearchLive(e, p, &so, out.live)
+	if err != nil {
+		return withCode(ExitInvalid, err)
+	}
+	defer lv.close(interrupt) // after the report is out
+	rec, err := search.Run(context.Background(), p, so)
+	lv.finish()
 	if err != nil {
 		if rec == nil {
 			return withCode(ExitInvalid, err)
@@ -175,6 +183,29 @@ func applySearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Dia
 		return withCode(ExitThresholds, nil)
 	}
 	return nil
+}
+
+// startSearchLive serves the live views l asks for of the search of p: one
+// view of its probes, one after another, with the probe table; nil when
+// nothing was asked for.
+func startSearchLive(e *env, p *plan.Plan, so *search.Options, l *liveFlags) (*liveViews, error) {
+	if l == nil || !l.any() {
+		return nil, nil
+	}
+	// Every probe compiles the same endpoints and targets: the first
+	// one's name them.
+	first, diags := compile.CompileProbe(p, search.BoundsOf(p.Load).Ladder()[0])
+	if first == nil {
+		return nil, fmt.Errorf("compiling the first probe: %s", diags.Error())
+	}
+	sr := p.Load.Search
+	run := live.RunInfo{Plan: p.Name, Shard: so.Exec.Shard.String(), PlannedNs: int64(worstCase(sr))}
+	feed := live.NewSearchFeed(run, search.UnitOf(p.Load.Model), search.Criteria(compile.Thresholds(p.Thresholds)))
+	v, err := serveLive(e, feed, first, &so.Exec, l)
+	if err == nil {
+		so.Live = feed
+	}
+	return v, err
 }
 
 // reportSearch is `tressi report` on a search's run directory.

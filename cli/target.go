@@ -35,7 +35,8 @@ func newTargetCmd(e *env) *cobra.Command {
 		Long: `Run the built-in test server until interrupted (SIGINT/SIGTERM).
 
 Routes: GET / ("ok"), /status/{code}, /delay/{ms}, /echo, POST /login -> {"token"},
-GET /me (Authorization: Bearer <token>), /bytes/{n}, /queue?service=500us (one FIFO
+GET /me (Authorization: Bearer <token>), /bytes/{n}, POST /upload (says what a multipart,
+form or binary body held: fields, file sizes and SHA-256), /queue?service=500us (one FIFO
 queue with that service time per request: capacity 1/service), GET /__stats (request and
 connection counters as JSON), and two WebSocket endpoints: /ws/echo (echoes each
 message; {"delay_ms":N} comes back late, ?close_after=N closes) and /v0/channels,

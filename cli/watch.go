@@ -118,9 +118,9 @@ func (l *watchLine) print(v *live.View) {
 		return
 	}
 	run, t, g := v.Run(), v.Totals(), v.LastGauges()
-	s := fmt.Sprintf("%s  %s  %.1fs / %.1fs  requests %d  ok %d  errors %d  p50 %.3fms  p99 %.3fms  connections %d",
+	s := fmt.Sprintf("%s  %s  %.1fs / %.1fs  requests %d  ok %d  errors %d  p50 %.3fms  p99 %.3fms  connections %d  sessions %d  in flight %d",
 		run.Shard, run.State, float64(max(g.T, 0))/1e9, float64(run.PlannedNs)/1e9, t.Requests, t.OK, t.Errors,
-		t.Latency.P50, t.Latency.P99, g.Connections)
+		t.Latency.P50, t.Latency.P99, g.Connections, g.Sessions, g.InFlight)
 	if l.terminal {
 		fmt.Fprintf(l.out, "\r\x1b[K%s", s)
 	} else {

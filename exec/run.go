@@ -3,28 +3,20 @@
 // measured from each slot's due instant so a stalling server cannot hide
 // behind coordinated omission.
 //
-// Two engines send (engine.go picks one; both record through a rowSink,
-// sink.go): an epoll event loop per spare core on raw sockets
-// (loop_linux.go and the loop*_linux.go files), and lock-free fasthttp
-// workers, the engine where epoll is missing (worker.go, pacer.go,
-// session.go). fasthttp writes the request bytes for both.
+// This package is Run (run.go, its phases in runphases.go), Options,
+// Outcome and the engine choice (engine.go); the rest is in its rooms under
+// exec/internal, whose imports go one way (docs/engines.md has the whole
+// picture):
 //
-// The loop has two seams, so protocols and security plug in without
-// touching its event handling (docs/engines.md has the whole picture):
-//
-//   - A transport (transport.go) sits between a connection's
-//     socket and its codec: nil for plain sockets, a userspace TLS layer
-//     for https. It is fed the socket's bytes, hands out plaintext, takes
-//     plaintext and hands out bytes for the socket; its handshake may finish
-//     on another goroutine, which wakes the loop through the poller.
-//   - A codec (loopcodec_linux.go) frames exchanges over the plaintext:
-//     h1Codec for HTTP/1.1 (one exchange at a time); codecs that carry many
-//     exchanges on one connection keep their own table of in-flight jobs.
-//
-// Below both, the poller (poller_linux.go) is the only code that makes
-// system calls; above, the open and closed drivers (loopopen_linux.go,
-// loopclosed_linux.go) decide when a job starts, and looptimeout_linux.go
-// when one has waited too long.
+//   - loop: an epoll event loop per spare core on raw sockets, whose
+//     connections speak HTTP/1.1, HTTP/2 or WebSocket; its transport seam
+//     carries TLS and its codec seam frames the exchanges.
+//   - fast: lock-free fasthttp workers, the engine where epoll is missing.
+//   - run: what both engines share of one run: the executor, row sinks,
+//     thresholds, prepared requests, clients, session programs.
+//   - record: the recorder, meta.json and the run directory.
+//   - session: captures and JSON scanning; drive: the burst clock, timer
+//     heap, admission FIFO and slot ring; sys: every system call.
 package exec
 
 import (
@@ -33,15 +25,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/exec/internal/record"
 	"github.com/tressi/tressi/exec/internal/run"
-	"github.com/tressi/tressi/exec/internal/sys"
 	"github.com/tressi/tressi/results"
 )
 
@@ -155,233 +142,22 @@ func (o *Outcome) Passed() bool {
 // *InputError when what it was given is at fault); failed thresholds and
 // interruptions are in the Outcome.
 func Run(ctx context.Context, s *compile.Schedule, opt Options) (*Outcome, error) {
-	if err := check(s); err != nil {
-		return nil, &InputError{Err: err}
-	}
-	opt.defaults()
-	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
-		return nil, err
-	}
-	if err := record.MakeRunDir(opt.OutDir); err != nil {
-		return nil, &InputError{Err: err}
-	}
-	if opt.TPlan != nil {
-		if err := record.WriteFile(filepath.Join(opt.OutDir, PlanFile), opt.TPlan); err != nil {
-			return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", PlanFile, err))
-		}
-	}
-	out := &Outcome{Dir: opt.OutDir, RunID: newRunID()}
-	meta := record.NewMeta(opt.Version, opt.CommandLine)
-	meta.RunID, meta.Plan, meta.Hash, meta.Shard = out.RunID, s.Name, s.Hash, opt.Shard.String()
-	// meta.json says "running" until the run ends: a run killed or crashed
-	// on the way leaves that, and the report tells it from a finished one.
-	meta.ExitStatus, meta.Start = record.StatusRunning, time.Now()
-	if err := meta.Write(opt.OutDir); err != nil {
-		return nil, recordError(opt.OutDir, fmt.Errorf("writing %s: %w", MetaFile, err))
-	}
-	reserve := sys.ReserveFiles(sys.FilesReserved) // see filereserve.go
-	defer func() {
-		// No way out of Run (an error on the way, a panic) leaves meta.json
-		// saying "running": that word is for a run killed or crashed.
-		reserve.Release()
-		if meta.ExitStatus == record.StatusRunning {
-			meta.End, meta.ExitStatus = time.Now(), "error"
-			_ = meta.Write(opt.OutDir)
-		}
-	}()
-
-	ex := &run.Executor{S: s, Shard: opt.Shard, StopCh: make(chan struct{}), Grace: opt.Grace, MaxSample: opt.MaxBodySample,
-		MaxBody: opt.MaxResponseBody, Transport: opt.transport}
-	ex.RunTag = runTag(out.RunID)
-	out.Start = opt.StartAt
-	if out.Start.IsZero() {
-		out.Start = time.Now()
-	}
-	if opt.SetUp != nil {
-		opt.SetUp()
-	}
-	// Checked again after the set-up, which may have taken a while: the
-	// run directory then says why it holds no results.
-	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
-		meta.Start, meta.End, meta.ExitStatus = out.Start, time.Now(), "late_start"
-		_ = meta.Write(opt.OutDir)
-		return nil, err
-	}
-	// Now().Add keeps the monotonic reading: instants are immune to wall
-	// clock steps, yet instant zero is the shared --start-at.
-	ex.Clock.Base = time.Now().Add(time.Until(out.Start))
-	cl, err := run.NewClients(s.Targets, &ex.Clock, opt.MaxResponseBody)
+	r, err := begin(s, opt)
 	if err != nil {
 		return nil, err
 	}
-	ex.Cl = cl
-	defer ex.Cl.Close()
-	reqs, names, err := run.PrepareRequests(s, ex.Cl)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	ex.Reqs = reqs
-	ex.Cookies = run.NewRunCookies(s)
-	if ex.Scen, err = run.NewScenarios(ex); err != nil {
-		return nil, &InputError{Err: err}
-	}
-	eng, err := chooseEngine(ex, opt.Engine)
-	if err != nil {
+	defer r.cleanUp()
+	if err := r.setUp(); err != nil {
 		return nil, err
 	}
-	if opt.engine != nil {
-		eng = opt.engine(ex)
-	}
-	if eng.Background() && runtime.GOMAXPROCS(0) < 2 {
-		return nil, &InputError{Err: fmt.Errorf("the %s engine needs GOMAXPROCS of 2 or more, even on one core (each loop holds a P, and the recorder needs one of its own); "+
-			"raise it before exec.Run (runtime.GOMAXPROCS(2)), as tressi's CLI does, or use --engine fasthttp", eng.Name())}
-	}
-	out.Engine, meta.Engine = eng.Name(), eng.Name()
-	// Created before any connection opens, so it never competes with them
-	// for a descriptor.
-	f, err := os.Create(filepath.Join(opt.OutDir, ResultsFile))
-	if err != nil {
-		return nil, recordError(opt.OutDir, err)
-	}
-	defer f.Close()
-	if w, ok := eng.(warmer); ok {
-		// Connections open before instant zero: a shared --start-at is
-		// kept (the warm-up ends a little before it), else the clock
-		// starts when the warm-up ends.
-		until := ex.Clock.Now() + int64(warmLimit)
-		if !opt.StartAt.IsZero() {
-			until = min(until, -int64(time.Millisecond))
-		}
-		meta.Warmup = w.Warm(until)
-		if opt.StartAt.IsZero() {
-			out.Start = time.Now()
-			ex.Clock.Base = out.Start
-		}
-	}
-	overrun := ex.WatchScheduleEnd()
-
-	expect := expectations(s, reqs, len(names))
-	// The writer writes straight to the file, without a user-space buffer,
-	// so a run killed by SIGKILL leaves every batch written so far readable.
-	w, err := results.NewWriter(f, results.Meta{
-		Version: opt.Version, RunID: out.RunID, StartUnixNs: out.Start.UnixNano(), ScheduleHash: s.Hash,
-		Seed: s.Seed, Shard: opt.Shard, PlanName: s.Name, Expect: expectMap(names, expect),
-		Scenarios: run.ScenarioSteps(s), Probe: opt.Probe, Slots: s.Count,
-	}, names)
-	if err != nil {
-		return nil, recordError(opt.OutDir, err)
-	}
-	ex.Th = run.NewThresholds(s.Thresholds, ex)
-	ex.AbortStatus = make([]bool, 1000)
-	for _, c := range s.Thresholds.StatusCodes {
-		if c >= 0 && c < len(ex.AbortStatus) {
-			ex.AbortStatus[c] = true
-		}
-	}
-
-	ex.Rec = record.NewRecorder(w, eng.Senders(), eng.BatchRows())
-	ex.Rec.Observe = opt.Observe
-	if s.Thresholds.LiveWindow > 0 {
-		ex.Rec.Live = record.NewLiveLatency(s.Thresholds.LiveWindow)
-	}
-	if eng.Background() {
-		// The engine holds its Ps; the recorder gets one of its own (Run
-		// refused fewer than 2), at idle priority (see recorder.run).
-		ex.Rec.Background = true
-	}
-	go ex.Rec.Run(func(ep, status uint16) bool { return results.ExpectsStatus(expect[ep], int(status)) })
-
-	if s.Model == compile.Closed {
-		ex.Pick = s.Picker()
-		ex.Bucks = make([]*run.Bucket, len(s.Entries))
-		for i, e := range s.Entries {
-			ex.Bucks[i] = run.NewBucket(e.MaxRate)
-		}
-	}
-	if err := eng.Start(); err != nil {
-		close(ex.Rec.In)
-		<-ex.Rec.Done
+	if err := r.openResults(); err != nil {
 		return nil, err
 	}
-	if opt.Started != nil {
-		opt.Started(ex.LiveRun(out.RunID, out.Start, names))
+	if err := r.start(); err != nil {
+		return nil, err
 	}
-	mon := &monitor{ex: ex, out: opt.Progress, terminal: opt.Terminal, total: s.Duration, watch: opt.Watch}
-	if opt.Progress != nil {
-		mon.arrivals = arrivalsEnd(s)
-	}
-	monStop := make(chan struct{})
-	monDone := make(chan struct{})
-	go func() { mon.run(monStop); close(monDone) }()
-
-	finished := make(chan struct{})
-	go func() {
-		ex.Wait()
-		if w, ok := eng.(interface{ Wait() }); ok {
-			w.Wait() // what the engine's workers started (the fasthttp session pool)
-		}
-		close(finished)
-	}()
-	select {
-	case <-finished:
-	case <-opt.Interrupt:
-		ex.Stop(true)
-	case <-ctx.Done():
-		ex.Stop(true)
-	case <-ex.Rec.Failed: // nothing sent from now on could be recorded
-		ex.Stop(true)
-	}
-	<-finished
-	ex.Settle()
-	out.Overran = overrun.Stop()
-	close(monStop)
-	<-monDone
-
-	close(ex.Rec.In)
-	<-ex.Rec.Done
-	out.End = time.Now()
-	reserve.Release() // for the files written from here on
-	werr := ex.Rec.Err
-	if ex.EngineErr != nil && werr == nil {
-		werr = fmt.Errorf("the %s engine failed: %w; the results hold the slots recorded before it", eng.Name(), ex.EngineErr)
-	}
-	if ex.StreamErr != nil && werr == nil {
-		werr = fmt.Errorf("reading the schedule: %w; the results hold the slots read before it", ex.StreamErr)
-	}
-	if err := w.Close(); werr == nil && err != nil {
-		werr = fmt.Errorf("results: %w", err)
-	}
-	if err := f.Close(); werr == nil && err != nil {
-		werr = err
-	}
-	record.RedactSamples(ex.Rec.Kept, s.Secrets)
-	if err := record.WriteFile(filepath.Join(opt.OutDir, SamplesFile), func(w io.Writer) error {
-		return results.WriteSamples(w, ex.Rec.Kept)
-	}); werr == nil && err != nil {
-		werr = err
-	}
-
-	if f, ok := eng.(interface{ Finish(dir string) error }); ok {
-		if err := f.Finish(opt.OutDir); werr == nil && err != nil {
-			werr = err
-		}
-	}
-
-	fillOutcome(ex, out)
-	meta.Start, meta.End = out.Start, out.End
-	ex.Rec.Totals.First.Fill(&meta, opt.StartTolerance)
-	meta.Protocols = ex.ConnProtocols()
-	meta.ConnectionWaits = ex.ConnWaits.Load()
-	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
-	meta.TLS = ex.Cl.TLSMeta(s.Targets)
-	if meta.TLS != nil {
-		out.TLSHandshakes, out.TLSResumed = meta.TLS.Handshakes, meta.TLS.Resumed
-	}
-	meta.ExitStatus = exitStatus(out, werr)
-	if err := meta.Write(opt.OutDir); werr == nil && err != nil {
-		werr = err
-	}
-	return out, recordError(opt.OutDir, werr)
+	r.await(ctx)
+	return r.out, recordError(r.opt.OutDir, r.finish())
 }
 
 // Defaults of Options left zero.

@@ -14,7 +14,7 @@ func (l *loader) decodeEndpointBlock(b *hcl.Block) (*Endpoint, hcl.Diagnostics) 
 
 	sc := scope{what: fmt.Sprintf("endpoint %q", e.Name), perRequest: true}
 	sc.data, sc.noRow = l.soleData("Endpoints")
-	if sc.data != nil && usesRoot(content.Attributes, "row") {
+	if sc.data != nil && contentUsesRoot(content, "row") {
 		e.Data = sc.data.Name
 	}
 	var d hcl.Diagnostics

@@ -117,7 +117,7 @@ func (l *loader) scenarioData(attrs hcl.Attributes, steps []*hcl.Block) (*Data, 
 		return nil, why, diags
 	}
 	for _, sb := range steps {
-		if c, _, _ := sb.Body.PartialContent(stepSchema); usesRoot(c.Attributes, "row") {
+		if c, _, _ := sb.Body.PartialContent(stepSchema); contentUsesRoot(c, "row") {
 			return d, "", diags
 		}
 	}

@@ -23,7 +23,7 @@ var kindAttrs = []struct {
 }
 
 // httpAttrs belong to HTTP steps only.
-var httpAttrs = []string{"method", "path", "body"}
+var httpAttrs = []string{"method", "path", "body", "form"}
 
 // wsOnly lists, per WebSocket attribute, the step kinds it belongs to.
 var wsOnly = map[string][]StepKind{
@@ -74,6 +74,9 @@ func stepKind(c *hcl.BodyContent, b *hcl.Block, websocket bool) (StepKind, hcl.D
 		case blk.Type == "await" && kind != StepSend:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported block here",
 				Detail: fmt.Sprintf("await belongs to send steps; step %q is a %s step.", b.Labels[0], kind), Subject: blk.DefRange.Ptr()})
+		case blk.Type == "multipart" && kind != StepHTTP:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "HTTP block on a WebSocket step",
+				Detail: fmt.Sprintf("multipart belongs to HTTP steps; step %q is a %s step, which sends with `send`.", b.Labels[0], kind), Subject: blk.DefRange.Ptr()})
 		case blk.Type == "step" && kind != StepForEach:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported block here",
 				Detail: fmt.Sprintf("nested steps belong to for_each steps; step %q is a %s step.", b.Labels[0], kind), Subject: blk.DefRange.Ptr()})

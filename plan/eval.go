@@ -103,7 +103,7 @@ func (l *loader) evalContext(sc scope) *hcl.EvalContext {
 		for k, f := range l.funcs {
 			funcs[k] = f
 		}
-		funcs["base64encode"] = l.base64RowFunc(sc.data)
+		funcs["base64encode"] = l.base64Func(l.base64RowFunc(sc.data))
 	}
 	return &hcl.EvalContext{Variables: vars, Functions: funcs}
 }

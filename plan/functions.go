@@ -96,6 +96,7 @@ func (l *loader) functions() map[string]function.Function {
 	fns["jsonencode"] = l.jsonEncodeFunc()
 	fns["urlencode"] = l.urlEncodeFunc()
 	fns["file"] = l.fileFunc()
+	fns["base64encode"] = l.base64Func(fns["base64encode"])
 	fns["uuid"] = l.uuidFunc()
 	fns["random_int"] = l.randomIntFunc()
 	return fns
@@ -115,7 +116,7 @@ func rejectHoles(name string, f function.Function) function.Function {
 			for i, a := range args {
 				if hasHole(a) {
 					return cty.NilVal, function.NewArgErrorf(i,
-						"%s() cannot use a per-request value (row.*, captured.*, seq, uuid(), random_int()): it is only known when the request is sent; use it in string interpolation, format(), join(), jsonencode() or urlencode() instead", name)
+						"%s() cannot use a per-request value (row.*, captured.*, seq, uuid(), random_int()) or a binary file's bytes: a per-request value is only known when the request is sent, so use it in string interpolation, format(), join(), jsonencode() or urlencode() instead; a binary file goes whole into a body, a multipart file or base64encode()", name)
 				}
 			}
 			return f.Call(args)
@@ -163,30 +164,48 @@ func (l *loader) urlEncodeFunc() function.Function {
 }
 
 // fileFunc reads a file relative to the plan's directory and records it in
-// Plan.Sources, so a replay sees the same bytes.
+// Plan.Sources, so a replay sees the same bytes. Text comes back as a
+// string; a file go-cty's strings cannot hold unchanged (not UTF-8, or text
+// Unicode normalisation would rewrite) comes back as a blob sentinel, so a
+// body or a multipart file sends its exact bytes.
 func (l *loader) fileFunc() function.Function {
 	return function.New(&function.Spec{
-		Description: "Reads a file, relative to the plan's directory, as a UTF-8 string.",
+		Description: "Reads a file, relative to the plan's directory: text as a string, any other file as its exact bytes for a body.",
 		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:        function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			name := args[0].AsString()
-			resolved := l.resolve(name)
-			if st, err := l.src.Stat(resolved); err == nil && st.Size() > MaxFileBytes {
-				return cty.NilVal, function.NewArgErrorf(0, "%s is too large: %d bytes, file() reads at most %d MiB (a request body)", resolved, st.Size(), MaxFileBytes>>20)
-			}
-			b, err := l.src.ReadFile(resolved)
+			b, err := l.readPlanFile(args[0].AsString(), "file()")
 			if err != nil {
-				return cty.NilVal, function.NewArgErrorf(0, "cannot read %q (looked for %s, relative to the plan's directory): %v", name, resolved, err)
+				return cty.NilVal, function.NewArgErrorf(0, "%v", err)
 			}
-			if !utf8.Valid(b) {
-				return cty.NilVal, function.NewArgErrorf(0, "%s is not valid UTF-8 text; file() reads text files only", resolved)
-			}
-			l.sources[resolved] = b
-			l.warnOutside(resolved, nil)
-			return cty.StringVal(string(b)), nil
+			return l.fileValue(b), nil
 		},
 	})
+}
+
+// readPlanFile reads a file named by the plan (file(), a multipart file),
+// relative to the plan's directory, and keeps it with the plan's sources.
+func (l *loader) readPlanFile(name, who string) ([]byte, error) {
+	resolved := l.resolve(name)
+	if st, err := l.src.Stat(resolved); err == nil && st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s is too large: %d bytes, %s reads at most %d MiB (a request body)", resolved, st.Size(), who, MaxFileBytes>>20)
+	}
+	b, err := l.src.ReadFile(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %q (looked for %s, relative to the plan's directory): %v", name, resolved, err)
+	}
+	l.sources[resolved] = b
+	l.warnOutside(resolved, nil)
+	return b, nil
+}
+
+// fileValue is a file's content as a plan value: a string when go-cty keeps
+// its bytes as they are, otherwise a blob sentinel.
+func (l *loader) fileValue(b []byte) cty.Value {
+	if v := cty.StringVal(string(b)); utf8.Valid(b) && v.AsString() == string(b) {
+		return v
+	}
+	return cty.StringVal(l.holes.blobSentinel(b))
 }
 
 // uuidFunc is uuid(): a random v4 UUID per request, derived from (seed, slot),

@@ -47,6 +47,22 @@ var urlEncodeFunc = function.New(&function.Spec{
 	},
 })
 
+// base64Func wraps a base64encode so a binary file's bytes (a blob
+// sentinel) are encoded as they are: base64encode(file("logo.png")).
+func (l *loader) base64Func(f function.Function) function.Function {
+	return function.New(&function.Spec{
+		Description: f.Description(),
+		Params:      f.Params(),
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			if t := l.holes.template(args[0].AsString()); t.Static() {
+				return cty.StringVal(base64.StdEncoding.EncodeToString([]byte(t.Literal()))), nil
+			}
+			return f.Call(args)
+		},
+	})
+}
+
 // base64RowFunc is base64encode where row.* is available. A value made of
 // literal text and row.* columns only is known for every row before the
 // run, so it becomes a column of its own, computed now: Tinode's login

@@ -28,6 +28,32 @@ type holeTable struct {
 	nonce string
 	holes []Hole
 	named map[Hole]string // reused sentinels for row.*, captured.* and seq
+	// blobs are the bytes of binary files read by file(): go-cty strings
+	// are Unicode text (normalised to NFC), which would change them, so
+	// they travel as sentinels too and become literal bytes in a Template.
+	blobs []string
+}
+
+// blobMark follows the nonce in a blob's sentinel, before its number.
+const blobMark = "b"
+
+// blobSentinel returns the string standing for the bytes b.
+func (t *holeTable) blobSentinel(b []byte) string {
+	t.blobs = append(t.blobs, string(b))
+	return holeOpen + t.nonce + blobMark + strconv.Itoa(len(t.blobs)-1) + holeClose
+}
+
+// lookupBlob returns the bytes a blob sentinel's number names.
+func (t *holeTable) lookupBlob(body string) (string, bool) {
+	num, ok := strings.CutPrefix(body, t.nonce+blobMark)
+	if !ok {
+		return "", false
+	}
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 || i >= len(t.blobs) {
+		return "", false
+	}
+	return t.blobs[i], true
 }
 
 // sentinel returns the string standing for h. Holes that name the same value
@@ -72,6 +98,7 @@ const (
 	errURLTwice   = "a per-request value cannot be URL-encoded twice; call urlencode() once"
 	errJSONOfURL  = "a per-request value cannot be JSON-encoded after urlencode(); use urlencode() or jsonencode() on it, not both"
 	errURLOfJSON  = "a per-request value cannot be URL-encoded after jsonencode(); use urlencode() or jsonencode() on it, not both"
+	errJSONOfBlob = "a binary file (not UTF-8 text) cannot go into JSON as it is; use base64encode(file(...)), or send it as the whole body or a multipart file"
 	errNoEncoding = ""
 )
 
@@ -92,7 +119,7 @@ func (t *holeTable) jsonEscaped(s string) (string, string) {
 	}
 	var pieces []piece
 	msg := errNoEncoding
-	t.split(s, func(lit string) { pieces = append(pieces, piece{lit: lit}) }, func(h Hole) {
+	t.splitBlobs(s, func(lit string) { pieces = append(pieces, piece{lit: lit}) }, func(h Hole) {
 		switch {
 		case h.JSONEscape && msg == errNoEncoding:
 			msg = errJSONTwice
@@ -101,6 +128,10 @@ func (t *holeTable) jsonEscaped(s string) (string, string) {
 		}
 		h.JSONEscape = true
 		pieces = append(pieces, piece{hole: &h})
+	}, func(string) {
+		if msg == errNoEncoding {
+			msg = errJSONOfBlob
+		}
 	})
 	for i, p := range pieces {
 		numeric := p.hole != nil && (p.hole.Kind == HoleSeq || p.hole.Kind == HoleRandomInt || p.hole.Kind == HoleEachIndex)
@@ -145,9 +176,15 @@ func (t *holeTable) urlEncoded(s string) (string, string) {
 	return b.String(), msg
 }
 
-// split walks s, calling lit for literal text and hole for each sentinel.
-// Text that only looks like a sentinel is kept as literal text.
+// split walks s, calling lit for literal text (a binary file's bytes
+// included) and hole for each sentinel. Text that only looks like a
+// sentinel is kept as literal text.
 func (t *holeTable) split(s string, lit func(string), hole func(Hole)) {
+	t.splitBlobs(s, lit, hole, lit)
+}
+
+// splitBlobs is split, with blob called for a binary file's bytes.
+func (t *holeTable) splitBlobs(s string, lit func(string), hole func(Hole), blob func(string)) {
 	for s != "" {
 		i := strings.Index(s, holeOpen)
 		if i < 0 {
@@ -158,6 +195,14 @@ func (t *holeTable) split(s string, lit func(string), hole func(Hole)) {
 		if j < 0 {
 			lit(s)
 			return
+		}
+		if b, ok := t.lookupBlob(s[i+len(holeOpen) : i+j]); ok {
+			if i > 0 {
+				lit(s[:i])
+			}
+			blob(b)
+			s = s[i+j+len(holeClose):]
+			continue
 		}
 		h, ok := t.lookup(s[i+len(holeOpen) : i+j])
 		if !ok {

@@ -38,8 +38,7 @@ func (l *loader) decodeRequest(content *hcl.BodyContent, owner *hcl.Block, sc sc
 	}
 	r.DigestAuth, d = l.decodeAuth(attrs, &r.Headers, sc.what)
 	diags = append(diags, d...)
-	r.Body, _, d = l.templateAttr(attrs, "body", sc)
-	diags = append(diags, d...)
+	diags = append(diags, l.decodeBody(content, sc, &r)...)
 
 	r.Method = "GET"
 	if len(r.Body.Parts) > 0 {

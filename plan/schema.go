@@ -68,6 +68,7 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "body"},
 	{Name: "basic_auth"},
 	{Name: "digest_auth"},
+	{Name: "form"},
 }
 
 var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}
@@ -82,7 +83,7 @@ var endpointSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "max_rate"},
 		hcl.AttributeSchema{Name: "cookies"},
 	),
-	Blocks: []hcl.BlockHeaderSchema{expectBlock},
+	Blocks: []hcl.BlockHeaderSchema{expectBlock, multipartBlock},
 }
 
 var scenarioSchema = &hcl.BodySchema{
@@ -117,6 +118,7 @@ var stepSchema = &hcl.BodySchema{
 	),
 	Blocks: []hcl.BlockHeaderSchema{
 		expectBlock,
+		multipartBlock,
 		{Type: "await"},
 		{Type: "step", LabelNames: []string{"name"}}, // inside a for_each
 	},

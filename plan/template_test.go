@@ -12,8 +12,14 @@ import (
 // loadEndpoint loads a plan with one endpoint built from attrs and returns it.
 func loadEndpoint(t *testing.T, attrs string) (*Endpoint, string) {
 	t.Helper()
-	fsys := fstest.MapFS{
-		"p.hcl": {Data: []byte(`
+	return loadEndpointWith(t, attrs, fstest.MapFS{"users.csv": {Data: []byte("name,id\nann,1\n")}})
+}
+
+// loadEndpointWith is loadEndpoint with files beside the plan (its data
+// block reads users.csv).
+func loadEndpointWith(t *testing.T, attrs string, fsys fstest.MapFS) (*Endpoint, string) {
+	t.Helper()
+	fsys["p.hcl"] = &fstest.MapFile{Data: []byte(`
 target "api" { url = "http://x" }
 data "users" { csv = "users.csv" }
 endpoint "e" {
@@ -24,9 +30,7 @@ load {
     duration = "1s"
     rate     = 1
   }
-}`)},
-		"users.csv": {Data: []byte("name,id\nann,1\n")},
-	}
+}`)}
 	p, _, diags := Load(Options{Path: "p.hcl", FS: fsys})
 	if diags.HasErrors() {
 		return nil, describe(diags)

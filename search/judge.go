@@ -175,6 +175,15 @@ func (j *Judge) waitingPast(x int64) int64 {
 	return max(due-answered, 0)
 }
 
+// Figures is p with the figures of the rows judged so far: a live view's
+// row of the probe running.
+func (j *Judge) Figures(p Probe) Probe {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	p.FillFigures(j.tally)
+	return p
+}
+
 // Verdict is the final judgement of a probe.
 type Verdict struct {
 	Passed  bool

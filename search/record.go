@@ -69,7 +69,7 @@ type Probe struct {
 	P99Ms     float64 `json:"p99_ms"`
 	ErrorRate float64 `json:"error_rate"`
 	// Verdict is "pass", "fail" or "interrupted" (stopped by the user; not
-	// used by the search).
+	// used by the search); a live view says "running" of the probe running.
 	Verdict string   `json:"verdict"`
 	Reasons []string `json:"reasons,omitempty"`
 	// EarlyStop: a threshold was clearly broken before the hold ended.
@@ -88,6 +88,9 @@ const (
 	VerdictPass        = "pass"
 	VerdictFail        = "fail"
 	VerdictInterrupted = "interrupted"
+	// VerdictRunning is a live view's word for the probe running now:
+	// never in search.json.
+	VerdictRunning = "running"
 )
 
 // FillFigures sets a probe's figures from its tally.

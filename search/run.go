@@ -26,6 +26,19 @@ type Options struct {
 	TPlan func(s *compile.Schedule) func(io.Writer) error
 	// Log gets one line per probe as it is judged; nil: none.
 	Log io.Writer
+	// Live, when set, follows the probes as they run (a live view's probe
+	// table); Exec.Observe, when set, sees every probe's rows beside the
+	// judge.
+	Live Live
+}
+
+// Live follows a search's probes, from the search's goroutine.
+type Live interface {
+	// Probing says probe p (Verdict VerdictRunning) is about to run;
+	// figures reads its judged figures so far, from any goroutine.
+	Probing(p Probe, figures func() Probe)
+	// Judged says how the probe Probing announced ended.
+	Judged(p Probe)
 }
 
 // Run runs the search of p: probe after probe, each compiled with
@@ -118,6 +131,13 @@ func runProbe(ctx context.Context, p *plan.Plan, opt Options, index int, value f
 		WarmupNs: int64(sr.Warmup), HoldNs: int64(sr.Hold)})
 	eo.Probe = string(meta)
 	eo.Observe, eo.Watch = j.Observe, j.Watch
+	if also := opt.Exec.Observe; also != nil {
+		eo.Observe = func(row *results.Row, ok bool) { j.Observe(row, ok); also(row, ok) }
+	}
+	if opt.Live != nil {
+		running := Probe{Index: index, Offered: value, Dir: ProbeDir(index), ScheduleHash: s.Hash, Verdict: VerdictRunning}
+		opt.Live.Probing(running, func() Probe { return j.Figures(running) })
+	}
 	eo.TPlan = nil
 	if opt.TPlan != nil {
 		eo.TPlan = opt.TPlan(s)
@@ -144,6 +164,9 @@ func runProbe(ctx context.Context, p *plan.Plan, opt Options, index int, value f
 		pr.Verdict, pr.Reasons = VerdictInterrupted, []string{"interrupted before the hold ended"}
 	case v.Passed:
 		pr.Verdict = VerdictPass
+	}
+	if opt.Live != nil {
+		opt.Live.Judged(*pr)
 	}
 	return pr, nil
 }

@@ -30,6 +30,9 @@ var (
 // handle routes one request. "/" is checked first and touches nothing but
 // two atomic counters and the pre-built body: it is the benchmark route.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.log != nil {
+		s.log.add(ctx)
+	}
 	path := ctx.Path()
 	if len(path) == 1 && path[0] == '/' {
 		s.counters.count(RouteRoot)
@@ -65,6 +68,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.queue(ctx)
 	case RouteFault:
 		s.fault(ctx, path)
+	case RouteUpload:
+		s.upload(ctx)
+	case RouteBrowse:
+		s.browse(ctx)
 	case RouteCookie:
 		s.cookieRoute(ctx, path[len(prefixCookie):])
 	case RouteRedirect:
@@ -102,6 +109,10 @@ func routeOf(path []byte) Route {
 		return RouteQueue
 	case bytes.HasPrefix(path, prefixFault):
 		return RouteFault
+	case bytes.Equal(path, pathUpload):
+		return RouteUpload
+	case bytes.Equal(path, pathBrowse):
+		return RouteBrowse
 	case bytes.HasPrefix(path, prefixCookie):
 		return RouteCookie
 	case bytes.HasPrefix(path, prefixRedirect):

@@ -49,6 +49,8 @@ type Options struct {
 	WSIdleTimeout time.Duration
 	// TinodeTopics is how many group topics every Tinode user is subscribed to.
 	TinodeTopics int
+	// LogRequests keeps every request received, for Requests (tests).
+	LogRequests bool
 }
 
 func (o Options) withDefaults() Options {
@@ -87,7 +89,8 @@ type Server struct {
 	counters counters
 	auth     auth
 	tinode   *tinodeHub
-	fifo     fifo // the /queue route's single server
+	fifo     fifo        // the /queue route's single server
+	log      *requestLog // set by Options.LogRequests
 	cookies  cookieSessions
 
 	// stallUntil is the end of the current stall window in Unix ns (0: none).
@@ -109,6 +112,9 @@ type Server struct {
 func New(opts Options) *Server {
 	s := &Server{opts: opts.withDefaults(), done: make(chan struct{})}
 	s.auth = newAuth(s.opts.Secret)
+	if s.opts.LogRequests {
+		s.log = &requestLog{}
+	}
 	s.tinode = newTinodeHub(s, s.opts.TinodeTopics)
 	s.srv = &fasthttp.Server{
 		Handler:            s.handle,

@@ -23,6 +23,8 @@ const (
 	RouteTinode                // /v0/channels (WebSocket, Tinode's protocol)
 	RouteQueue                 // /queue?service=DURATION
 	RouteFault                 // /fault/... (misbehaviours, faults.go)
+	RouteUpload                // /upload (multipart, form and binary bodies, upload.go)
+	RouteBrowse                // /browse (a scripted page to record a HAR from, browse.go)
 	RouteCookie                // /cookie/login, /cookie/me, /cookie/logout (cookies.go)
 	RouteRedirect              // /redirect/{n} (redirect.go)
 	RouteBasic                 // /basic-auth/{user}/{pass} (challenge.go)
@@ -32,7 +34,7 @@ const (
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "cookie", "redirect", "basic_auth", "digest_auth", "host", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "browse", "cookie", "redirect", "basic_auth", "digest_auth", "host", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {

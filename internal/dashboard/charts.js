@@ -52,13 +52,19 @@ function draw() {
   const ivs = [...view.intervals.values()].sort((a, b) => a.t_ns - b.t_ns);
   const t = iv => (iv.t_ns + iv.w_ns) / 1e9;
   const perSec = (iv, n) => n / (iv.w_ns / 1e9);
-  const lat = ivs.map(iv => merge((iv.endpoints || []).map(e => e.latency)));
-  const svc = ivs.map(iv => merge((iv.endpoints || []).map(e => e.service)));
+  const lat = ivs.map(iv => merge((iv.series || []).map(s => s.latency)));
+  const svc = ivs.map(iv => merge((iv.series || []).map(s => s.service)));
   const pct = (hs, q) => hs.map((h, k) => [t(ivs[k]), quantile(h, q)]);
-  chart("rate", [
+  const rate = [
     { name: "offered", points: ivs.map(iv => [t(iv), perSec(iv, iv.due)]) },
     { name: "achieved", points: ivs.map(iv => [t(iv), perSec(iv, (iv.series || []).reduce((s, x) => s + x.responses, 0))]) },
-  ]);
+  ];
+  // A search's probe value, when it counts requests per second as the
+  // chart does (a closed search's counts users).
+  if (view.run.search && view.run.search.unit === "req/s") {
+    rate.push({ name: "probe", points: view.gauges.map(g => [g.t_ns / 1e9, g.probe_rate || 0]) });
+  }
+  chart("rate", rate);
   for (const [name, hs] of [["latency", lat], ["service", svc]]) {
     chart(name, [["p50", 0.5], ["p90", 0.9], ["p99", 0.99], ["max", 1]].map(([n, q]) => ({ name: n, points: pct(hs, q) })));
   }
@@ -76,7 +82,9 @@ function draw() {
   chart("errors", [...kinds].sort().map(k => ({ name: k, points: errs.map((m, i) => [t(ivs[i]), m[k] || 0]) })));
   const lag = ivs.map(iv => merge([iv.send_lag]));
   chart("sendlag", [{ name: "p99", points: pct(lag, 0.99) }, { name: "max", points: pct(lag, 1) }]);
-  chart("connections", [{ name: "opened", points: view.gauges.map(g => [g.t_ns / 1e9, g.connections]) }]);
+  const gauge = key => view.gauges.map(g => [g.t_ns / 1e9, g[key] || 0]);
+  chart("connections", [{ name: "open connections", points: gauge("connections") },
+    { name: "active sessions", points: gauge("sessions") }, { name: "in flight", points: gauge("in_flight") }]);
   drawTotals();
   document.body.dataset.liveRendered = "true";
   document.body.dataset.state = view.run.state || "";
@@ -90,16 +98,23 @@ function drawTotals() {
   st.textContent = run.state || ""; st.className = "state-" + (run.state || "");
   const g = view.gauges.length ? view.gauges[view.gauges.length - 1] : null;
   const elapsed = g ? Math.max(g.t_ns, 0) : 0, planned = run.planned_ns || 0;
-  let text = run.state === "waiting" ? "waiting for the start" : (elapsed / 1e9).toFixed(1) + " s of " + (planned / 1e9).toFixed(1) + " s";
+  // A search's planned time is its worst case: every probe held to its end.
+  const of = run.search ? " s of at most " : " s of ";
+  let text = run.state === "waiting" ? "waiting for the start" : (elapsed / 1e9).toFixed(1) + of + (planned / 1e9).toFixed(1) + " s";
   if (tot && run.slots) text += " · " + tot.requests + " of " + run.slots + " slots recorded";
   el("progress-text").textContent = text;
   el("progress").style.width = (planned ? Math.min(100, 100 * elapsed / planned) : 0) + "%";
-  if (!tot) return;
   const set = (id, v) => { el(id).textContent = v; };
+  if (g) {
+    set("g-connections", g.connections || 0); set("g-sessions", g.sessions || 0); set("g-in-flight", g.in_flight || 0);
+    set("g-send-lag", (g.send_lag_ns / 1e6).toFixed(3));
+  }
+  if (!tot) return;
   set("t-requests", tot.requests); set("t-ok", tot.ok); set("t-errors", tot.errors); set("t-not-sent", tot.not_sent);
   const p = tot.latency_ms;
   set("t-p50", p.count ? p.p50.toFixed(3) : "-"); set("t-p99", p.count ? p.p99.toFixed(3) : "-"); set("t-max", p.count ? p.max.toFixed(3) : "-");
   drawThresholds(run);
+  drawProbes(run.search);
   const body = document.querySelector("#live-endpoints tbody");
   body.replaceChildren(...(tot.endpoints || []).map(e => {
     const tr = document.createElement("tr");
@@ -130,6 +145,27 @@ function drawThresholds(run) {
       const td = document.createElement("td"); td.textContent = v; tr.appendChild(td);
     }
     if (failed) tr.style.color = "#c00";
+    return tr;
+  }));
+}
+
+// drawProbes lists a capacity search's probes: those judged, and the one
+// running with its hold's figures so far.
+function drawProbes(search) {
+  const table = document.getElementById("live-probes");
+  if (!table) return;
+  table.hidden = !search;
+  if (!search) return;
+  document.getElementById("live-criteria").textContent = (search.criteria || []).join(", ") || "no thresholds";
+  table.querySelector("tbody").replaceChildren(...search.probes.map(p => {
+    const tr = document.createElement("tr");
+    tr.dataset.probe = p.index; tr.dataset.verdict = p.verdict;
+    const reason = (p.reasons || [])[0];
+    for (const v of [p.index, p.offered + " " + search.unit, p.achieved_rps.toFixed(1), p.requests,
+      p.p99_ms < 0 ? "-" : p.p99_ms.toFixed(3), (100 * p.error_rate).toFixed(2), p.verdict + (reason ? ": " + reason : "")]) {
+      const td = document.createElement("td"); td.textContent = v; tr.appendChild(td);
+    }
+    if (p.verdict === "fail") tr.style.color = "#c00";
     return tr;
   }));
 }

@@ -26,13 +26,14 @@ type Aggregator struct {
 	sealed    int  // intervals below this one hold sparse histograms only
 }
 
-// interval is an Interval while rows still come: series and histograms by
-// endpoint index.
+// interval is an Interval while rows still come: its series by key.
 type interval struct {
 	due     int64
 	series  map[seriesKey]*Series
-	eps     []*EndpointHists
 	sendLag Hist
+	// sealed: the interval no longer fills (seal); its histograms stay
+	// sparse.
+	sealed bool
 }
 
 type seriesKey struct {
@@ -148,21 +149,22 @@ func (iv *interval) count(row *results.Row, ok bool) {
 		return
 	}
 	s.Responses++
-	for int(row.Endpoint) >= len(iv.eps) {
-		iv.eps = append(iv.eps, nil)
+	if s.Latency.Count == denseAfter && !iv.sealed {
+		// A busy series: counting into arrays costs an increment per
+		// value, where the few values of a rare one (a status seen
+		// twice) keep a few buckets.
+		s.Latency.Dense()
+		s.Service.Dense()
 	}
-	e := iv.eps[row.Endpoint]
-	if e == nil {
-		e = &EndpointHists{}
-		e.Latency.Dense()
-		e.Service.Dense()
-		iv.eps[row.Endpoint] = e
-	}
-	e.Latency.Record(row.Latency)
+	s.Latency.Record(row.Latency)
 	if row.Service >= 0 {
-		e.Service.Record(row.Service)
+		s.Service.Record(row.Service)
 	}
 }
+
+// denseAfter is how many responses a series of a filling interval counts
+// sparse before its histograms turn dense.
+const denseAfter = 64
 
 func (iv *interval) merge(o *interval) {
 	iv.due += o.due
@@ -172,25 +174,7 @@ func (iv *interval) merge(o *interval) {
 			iv.series[k] = s
 			continue
 		}
-		t.Requests += s.Requests
-		t.OK += s.OK
-		t.Responses += s.Responses
-		t.BytesOut += s.BytesOut
-		t.BytesIn += s.BytesIn
-	}
-	for i, e := range o.eps {
-		if e == nil {
-			continue
-		}
-		for i >= len(iv.eps) {
-			iv.eps = append(iv.eps, nil)
-		}
-		if iv.eps[i] == nil {
-			iv.eps[i] = e
-			continue
-		}
-		iv.eps[i].Latency.Merge(&e.Latency)
-		iv.eps[i].Service.Merge(&e.Service)
+		t.Add(s)
 	}
 	iv.sendLag.Merge(&o.sendLag)
 }
@@ -199,18 +183,11 @@ func (iv *interval) merge(o *interval) {
 func (iv *interval) export(start, width int64, names []string) Interval {
 	out := Interval{Start: start, Width: width, Due: iv.due, SendLag: iv.sendLag.Clone()}
 	for k, s := range iv.series {
-		c := *s
+		c := s.Clone()
 		c.Endpoint = endpointName(names, k.endpoint)
 		out.Series = append(out.Series, c)
 	}
 	sortSeries(out.Series)
-	for i, e := range iv.eps {
-		if e != nil {
-			out.Endpoints = append(out.Endpoints, EndpointHists{Name: endpointName(names, uint16(i)),
-				Latency: e.Latency.Clone(), Service: e.Service.Clone()})
-		}
-	}
-	sortEndpoints(out.Endpoints)
 	return out
 }
 
@@ -261,12 +238,11 @@ func (a *Aggregator) seal() {
 		if iv == nil {
 			continue
 		}
+		iv.sealed = true
 		iv.sendLag.Seal()
-		for _, e := range iv.eps {
-			if e != nil {
-				e.Latency.Seal()
-				e.Service.Seal()
-			}
+		for _, s := range iv.series {
+			s.Latency.Seal()
+			s.Service.Seal()
 		}
 	}
 }

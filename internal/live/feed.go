@@ -20,6 +20,7 @@ type Feed struct {
 	mu     sync.Mutex
 	gauges func() exec.Gauges
 	run    RunInfo
+	search *searchRun // nil but for a capacity search (NewSearchFeed)
 }
 
 // NewFeed is the feed of run (its State is set as the run goes).
@@ -29,13 +30,25 @@ func NewFeed(run RunInfo) *Feed {
 }
 
 // Observe is exec.Options.Observe.
-func (f *Feed) Observe(row *results.Row, ok bool) { f.agg.Observe(row, ok) }
+func (f *Feed) Observe(row *results.Row, ok bool) {
+	if f.search != nil {
+		f.search.observe(f.agg, row, ok)
+		return
+	}
+	f.agg.Observe(row, ok)
+}
 
 // Started is exec.Options.Started.
 func (f *Feed) Started(l exec.LiveRun) {
 	f.agg.SetEndpoints(l.Endpoints)
+	if f.search != nil && !f.search.started(f.agg, l) {
+		return // a later probe: the run's id and start are the first's
+	}
 	f.mu.Lock()
 	f.gauges = l.Gauges
+	if f.search != nil {
+		f.gauges = nil // read through the search, on its clock
+	}
 	f.run.RunID, f.run.StartUnixNs = l.RunID, l.Start.UnixNano()
 	f.run.State = StateRunning
 	f.mu.Unlock()
@@ -63,9 +76,13 @@ func (f *Feed) publishNow(end bool) {
 	var points []GaugePoint
 	if f.gauges != nil {
 		g := f.gauges()
-		points = append(points, GaugePoint{T: g.Now, Sent: g.Sent, Done: g.Done, Failed: g.Failed,
-			SendLag: g.SendLag, Connections: g.Connections})
+		points = append(points, pointOf(&g, 0))
 		f.run.Failures = g.Failures
+	}
+	if f.search != nil && f.run.State != StateWaiting {
+		g, rate := f.search.gaugesNow()
+		points = append(points, pointOf(&g, rate))
+		f.run.Search = f.search.tableNow()
 	}
 	if end {
 		f.run.State = StateEnded
@@ -73,4 +90,9 @@ func (f *Feed) publishNow(end bool) {
 	run := f.run
 	f.mu.Unlock()
 	f.publish(Update{Run: run, Width: width, Reset: reset, Intervals: changed, Gauges: points}, end)
+}
+
+func pointOf(g *exec.Gauges, probeRate float64) GaugePoint {
+	return GaugePoint{T: g.Now, Sent: g.Sent, Done: g.Done, Failed: g.Failed, SendLag: g.SendLag,
+		Connections: g.Connections, Opened: g.Opened, Sessions: g.Sessions, InFlight: g.InFlight, ProbeRate: probeRate}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tressi/tressi/internal/live"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/report"
+	"github.com/tressi/tressi/results"
 	"github.com/tressi/tressi/testserver"
 )
 
@@ -149,8 +150,94 @@ func TestFeedEqualsReport(t *testing.T) {
 				sec.T, iv.Completed(), iv.Errors(), ms(lat.Quantile(0.5)), ms(lat.Quantile(0.99)), sec)
 		}
 	}
+	checkSeriesAgainstRows(t, ivs, filepath.Join(out.Dir, "results.arrow"))
 	if run := feed.View().Run(); run.State != live.StateEnded || run.RunID != out.RunID {
 		t.Fatalf("the view's run at the end: %+v", run)
+	}
+}
+
+// seriesKey is a series' (endpoint, status, error).
+type seriesKey struct {
+	endpoint, err string
+	status        int
+}
+
+// seriesTruth is what the rows of one series say: counts, and the exact
+// count, min, max and sum of latency and service, which a series'
+// histograms keep exactly.
+type seriesTruth struct {
+	requests, responses int64
+	latency, service    [4]int64 // count, min, max, sum
+}
+
+func (s *seriesTruth) record(h *[4]int64, v int64) {
+	if h[0] == 0 || v < h[1] {
+		h[1] = v
+	}
+	h[2] = max(h[2], v)
+	h[0]++
+	h[3] += v
+}
+
+// checkSeriesAgainstRows sums the live series over the intervals and
+// compares each with the rows of its (endpoint, status, error) read back
+// from the results file.
+func checkSeriesAgainstRows(t *testing.T, ivs []live.Interval, path string) {
+	t.Helper()
+	r, err := results.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	truth := map[seriesKey]*seriesTruth{}
+	for {
+		b, ok := r.Next()
+		if !ok {
+			break
+		}
+		for i := range b.Len {
+			word := b.ErrorNames[b.Error[i]]
+			if k, _ := results.ParseErrorKind(word); k.NotRequest() {
+				continue
+			}
+			key := seriesKey{b.EndpointNames[b.Endpoint[i]], word, int(b.Status[i])}
+			s := truth[key]
+			if s == nil {
+				s = &seriesTruth{}
+				truth[key] = s
+			}
+			s.requests++
+			if b.Latency[i] >= 0 {
+				s.responses++
+				s.record(&s.latency, b.Latency[i])
+				if b.Service[i] >= 0 {
+					s.record(&s.service, b.Service[i])
+				}
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[seriesKey]*live.Series{}
+	sums := live.SumSeries(ivs)
+	for j := range sums {
+		got[seriesKey{sums[j].Endpoint, sums[j].Error, sums[j].Status}] = &sums[j]
+	}
+	if len(got) != len(truth) || len(truth) < 3 {
+		t.Errorf("%d live series, %d in the rows (the plan meant ok answers, 404s and timeouts)", len(got), len(truth))
+	}
+	hist := func(h *live.Hist) [4]int64 { return [4]int64{h.Count, h.Min, h.Max, h.Sum} }
+	for key, want := range truth {
+		g := got[key]
+		if g == nil {
+			t.Errorf("series %+v: none live, %d rows", key, want.requests)
+			continue
+		}
+		if g.Requests != want.requests || g.Responses != want.responses || hist(&g.Latency) != want.latency || hist(&g.Service) != want.service {
+			t.Errorf("series %+v: live %d requests %d responses latency %v service %v; rows %+v",
+				key, g.Requests, g.Responses, hist(&g.Latency), hist(&g.Service), *want)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package live
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"math"
 	"math/bits"
 	"slices"
@@ -29,8 +31,14 @@ type Hist struct {
 	last int
 	// dense, when set, holds counts by bucket instead of Idx and N: what
 	// an interval still filling and a sum over many intervals use, so a
-	// value costs an increment, not a search. Seal folds it into Idx, N.
+	// value costs an increment, not a search. Seal folds it into packed.
 	dense []int64
+	// packed, when set, holds the buckets instead of Idx and N: what Seal
+	// leaves, uvarint pairs (bucket − the bucket before, count), two to
+	// three bytes a bucket where Idx and N take twelve. A second of a busy
+	// run fills a few thousand buckets, so a long run's history fits in a
+	// few hundred KB. It is never written once made: clones share it.
+	packed []byte
 }
 
 // Dense makes h count into a dense array from now on (see dense).
@@ -40,17 +48,60 @@ func (h *Hist) Dense() {
 	}
 }
 
-// Seal folds the dense counts into Idx and N and leaves dense mode.
+// Seal leaves dense mode and packs the buckets (see packed): a hist that
+// will not change again.
 func (h *Hist) Seal() {
-	if h.dense == nil {
+	if h.packed != nil && h.dense == nil {
 		return
 	}
-	d := h.dense
-	h.dense = nil
-	for i, n := range d {
-		if n > 0 {
-			h.add(int32(i), n)
-		}
+	buf := h.packedBuckets()
+	h.dense, h.Idx, h.N, h.last = nil, nil, nil, 0
+	h.packed = buf
+}
+
+// packedBuckets is h's buckets in packed's form, in a slice of exactly
+// their size: the bytes are kept as long as the run's history.
+func (h *Hist) packedBuckets() []byte {
+	size, prev := 0, int32(0)
+	h.Each(func(i int32, n int64) {
+		size += uvarintLen(uint64(i-prev)) + uvarintLen(uint64(n))
+		prev = i
+	})
+	buf := make([]byte, 0, size)
+	prev = 0
+	h.Each(func(i int32, n int64) {
+		buf = binary.AppendUvarint(buf, uint64(i-prev))
+		buf = binary.AppendUvarint(buf, uint64(n))
+		prev = i
+	})
+	return buf
+}
+
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+// unpack turns packed back into Idx and N, for a sealed hist that changes
+// again (an interval merged into a wider one); packed itself stays as it
+// was, for the clones that share it.
+func (h *Hist) unpack() {
+	if h.packed == nil {
+		return
+	}
+	p := h.packed
+	h.packed = nil
+	h.eachPacked(p, func(i int32, n int64) {
+		h.Idx = append(h.Idx, i)
+		h.N = append(h.N, n)
+	})
+}
+
+func (h *Hist) eachPacked(p []byte, fn func(i int32, n int64)) {
+	i := int32(0)
+	for len(p) > 0 {
+		d, k := binary.Uvarint(p)
+		n, m := binary.Uvarint(p[k:])
+		p = p[k+m:]
+		i += int32(d)
+		fn(i, int64(n))
 	}
 }
 
@@ -64,6 +115,13 @@ func (h *Hist) addDense(i int32, n int64) {
 // Each calls fn with every non-empty bucket in increasing order, whether
 // h is sparse, dense, or both (a sealed hist that was dense again).
 func (h *Hist) Each(fn func(i int32, n int64)) {
+	if h.packed != nil {
+		if h.dense == nil {
+			h.eachPacked(h.packed, fn)
+			return
+		}
+		h.unpack()
+	}
 	k := 0
 	for i, n := range h.dense {
 		for ; k < len(h.Idx) && h.Idx[k] < int32(i); k++ {
@@ -122,6 +180,7 @@ func (h *Hist) Record(v int64) {
 }
 
 func (h *Hist) add(i int32, n int64) {
+	h.unpack()
 	if p := h.last; p < len(h.Idx) && h.Idx[p] == i {
 		h.N[p] += n
 		return
@@ -153,17 +212,16 @@ func (h *Hist) Merge(o *Hist) {
 	h.Sum += o.Sum
 }
 
-// Clone is a sparse copy of h sharing nothing with it.
+// Clone is a sealed copy of h: packed, so the history a view keeps of
+// published intervals costs what the aggregator's sealed ones do, and
+// sharing h's packed buckets where h has them (nothing writes them).
 func (h *Hist) Clone() Hist {
 	c := Hist{Count: h.Count, Min: h.Min, Max: h.Max, Sum: h.Sum}
-	if h.dense == nil {
-		c.Idx, c.N = slices.Clone(h.Idx), slices.Clone(h.N)
+	if h.packed != nil && h.dense == nil {
+		c.packed = h.packed
 		return c
 	}
-	h.Each(func(i int32, n int64) {
-		c.Idx = append(c.Idx, i)
-		c.N = append(c.N, n)
-	})
+	c.packed = h.packedBuckets()
 	return c
 }
 
@@ -206,3 +264,18 @@ func (h *Hist) Percentiles() Percentiles {
 type Percentiles = results.Percentiles
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// MarshalJSON writes the buckets as idx and n whatever h keeps them in,
+// so the dashboard and tressi watch read one form.
+func (h Hist) MarshalJSON() ([]byte, error) {
+	type plain Hist // without this method
+	p := plain(h)
+	if h.packed != nil || h.dense != nil {
+		p.Idx, p.N = nil, nil
+		h.Each(func(i int32, n int64) {
+			p.Idx = append(p.Idx, i)
+			p.N = append(p.N, n)
+		})
+	}
+	return json.Marshal(p)
+}

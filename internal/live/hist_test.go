@@ -1,6 +1,7 @@
 package live
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -33,15 +34,27 @@ func TestHistQuantileAndMerge(t *testing.T) {
 		for _, v := range append(slices.Clone(a), b...) {
 			dense.Record(v)
 		}
-		if c := dense.Clone(); !slices.Equal(c.Idx, both.Idx) || !slices.Equal(c.N, both.N) || dense.Quantile(q) != both.Quantile(q) {
+		if c := dense.Clone(); !sameBuckets(&c, &both) || dense.Quantile(q) != both.Quantile(q) {
 			t.Fatalf("dense %+v, sparse %+v", c, both)
 		}
 		dense.Seal()
-		if !slices.Equal(dense.Idx, both.Idx) || !slices.Equal(dense.N, both.N) {
+		if !sameBuckets(&dense, &both) || dense.Quantile(q) != both.Quantile(q) {
 			t.Fatalf("sealed %+v, sparse %+v", dense, both)
 		}
+		// Sealed, it writes the JSON it wrote before; a clone shares its
+		// buckets, and a value recorded into either leaves the other as it was.
+		if j1, j2 := mustJSON(t, &dense), mustJSON(t, &both); j1 != j2 {
+			t.Fatalf("sealed JSON %s, sparse %s", j1, j2)
+		}
+		c := dense.Clone()
+		c.Record(7)
+		if !sameBuckets(&dense, &both) {
+			t.Fatalf("recording into a clone changed the sealed hist: %+v", dense)
+		}
+		dense.Seal()
+		ha.Seal() // a sealed hist merged into (an interval widened) opens again
 		ha.Merge(&hb)
-		if !slices.Equal(ha.Idx, both.Idx) || !slices.Equal(ha.N, both.N) || ha.Count != both.Count ||
+		if !sameBuckets(&ha, &both) || ha.Count != both.Count ||
 			ha.Min != both.Min || ha.Max != both.Max || ha.Sum != both.Sum {
 			t.Fatalf("merged %+v, recorded together %+v", ha, both)
 		}
@@ -84,4 +97,25 @@ func TestAggregatorWidens(t *testing.T) {
 	if _, reset, ivs := a.Flush(); reset || len(ivs) != 0 {
 		t.Fatalf("a second flush with no new row: reset %v, %d intervals", reset, len(ivs))
 	}
+}
+
+// sameBuckets says whether a and b hold the same counts in the same
+// buckets, whatever form each keeps them in.
+func sameBuckets(a, b *Hist) bool {
+	type bucket struct {
+		i int32
+		n int64
+	}
+	var ba, bb []bucket
+	a.Each(func(i int32, n int64) { ba = append(ba, bucket{i, n}) })
+	b.Each(func(i int32, n int64) { bb = append(bb, bucket{i, n}) })
+	return slices.Equal(ba, bb)
+}
+
+func mustJSON(t *rapid.T, h *Hist) string {
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

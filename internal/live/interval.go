@@ -17,14 +17,15 @@ type Interval struct {
 	// offered load.
 	Due    int64    `json:"due"`
 	Series []Series `json:"series"` // sorted by endpoint, status, error
-	// Endpoints hold the latency of the responses, by endpoint (those
-	// with none are left out).
-	Endpoints []EndpointHists `json:"endpoints"`
 	// SendLag is sent − scheduled of the requests sent that ended in it.
 	SendLag Hist `json:"send_lag"`
 }
 
-// Series counts one (endpoint, status, error) of an interval.
+// Series is one (endpoint or scenario step, status, error) of an
+// interval: its counts, and the corrected latency and service time of its
+// responses. The plan bounds how many there are: its endpoint and step
+// names, times the statuses the server answers, times the error
+// vocabulary.
 type Series struct {
 	Endpoint  string `json:"endpoint"`
 	Status    int    `json:"status"`
@@ -34,17 +35,26 @@ type Series struct {
 	Responses int64  `json:"responses"`
 	BytesOut  int64  `json:"bytes_out"`
 	BytesIn   int64  `json:"bytes_in"`
+	Latency   Hist   `json:"latency"`
+	Service   Hist   `json:"service"`
 }
 
-// EndpointHists are one endpoint's corrected latency and service time.
-type EndpointHists struct {
-	Name    string `json:"name"`
-	Latency Hist   `json:"latency"`
-	Service Hist   `json:"service"`
+// Add counts o (of the same key: endpoint, status, error) in s.
+func (s *Series) Add(o *Series) {
+	s.Requests += o.Requests
+	s.OK += o.OK
+	s.Responses += o.Responses
+	s.BytesOut += o.BytesOut
+	s.BytesIn += o.BytesIn
+	s.Latency.Merge(&o.Latency)
+	s.Service.Merge(&o.Service)
 }
 
-func (s *Series) sameKey(o *Series) bool {
-	return s.Endpoint == o.Endpoint && s.Status == o.Status && s.Error == o.Error
+// Clone is a copy of s sharing nothing with it.
+func (s *Series) Clone() Series {
+	c := *s
+	c.Latency, c.Service = s.Latency.Clone(), s.Service.Clone()
+	return c
 }
 
 func compareSeries(a, b Series) int {
@@ -54,38 +64,34 @@ func compareSeries(a, b Series) int {
 // Merge adds o (of the same or a later part of a wider interval) to iv.
 func (iv *Interval) Merge(o *Interval) {
 	iv.Due += o.Due
-	for _, s := range o.Series {
-		p, found := slices.BinarySearchFunc(iv.Series, s, compareSeries)
-		if !found {
-			iv.Series = slices.Insert(iv.Series, p, Series{Endpoint: s.Endpoint, Status: s.Status, Error: s.Error})
-		}
-		t := &iv.Series[p]
-		t.Requests += s.Requests
-		t.OK += s.OK
-		t.Responses += s.Responses
-		t.BytesOut += s.BytesOut
-		t.BytesIn += s.BytesIn
-	}
-	for k := range o.Endpoints {
-		e := &o.Endpoints[k]
-		p, found := slices.BinarySearchFunc(iv.Endpoints, e.Name, func(x EndpointHists, name string) int { return cmp.Compare(x.Name, name) })
-		if !found {
-			iv.Endpoints = slices.Insert(iv.Endpoints, p, EndpointHists{Name: e.Name})
-		}
-		iv.Endpoints[p].Latency.Merge(&e.Latency)
-		iv.Endpoints[p].Service.Merge(&e.Service)
-	}
+	iv.Series = SumSeries([]Interval{{Series: iv.Series}, *o})
 	iv.SendLag.Merge(&o.SendLag)
 }
 
 // Clone is a copy of iv sharing nothing with it.
 func (iv *Interval) Clone() Interval {
-	c := Interval{Start: iv.Start, Width: iv.Width, Due: iv.Due, Series: slices.Clone(iv.Series), SendLag: iv.SendLag.Clone()}
-	for k := range iv.Endpoints {
-		e := &iv.Endpoints[k]
-		c.Endpoints = append(c.Endpoints, EndpointHists{Name: e.Name, Latency: e.Latency.Clone(), Service: e.Service.Clone()})
+	c := Interval{Start: iv.Start, Width: iv.Width, Due: iv.Due, SendLag: iv.SendLag.Clone()}
+	for k := range iv.Series {
+		c.Series = append(c.Series, iv.Series[k].Clone())
 	}
 	return c
+}
+
+// SumSeries sums each (endpoint, status, error) over ivs: what the run
+// did so far by series, sorted as an interval's.
+func SumSeries(ivs []Interval) []Series {
+	var out []Series
+	for k := range ivs {
+		for j := range ivs[k].Series {
+			s := &ivs[k].Series[j]
+			p, found := slices.BinarySearchFunc(out, *s, compareSeries)
+			if !found {
+				out = slices.Insert(out, p, Series{Endpoint: s.Endpoint, Status: s.Status, Error: s.Error})
+			}
+			out[p].Add(s)
+		}
+	}
+	return out
 }
 
 // Completed is the responses that ended in the interval.
@@ -112,8 +118,8 @@ func (iv *Interval) Errors() int64 {
 // Latency is the corrected latency of every response of the interval.
 func (iv *Interval) Latency() Hist {
 	var h Hist
-	for k := range iv.Endpoints {
-		h.Merge(&iv.Endpoints[k].Latency)
+	for k := range iv.Series {
+		h.Merge(&iv.Series[k].Latency)
 	}
 	return h
 }

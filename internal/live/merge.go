@@ -106,6 +106,9 @@ func (m *Merge) combined() (RunInfo, GaugePoint) {
 		g.Failed += p.Failed
 		g.SendLag = max(g.SendLag, p.SendLag)
 		g.Connections += p.Connections
+		g.Opened += p.Opened
+		g.Sessions += p.Sessions
+		g.InFlight += p.InFlight
 	}
 	switch {
 	case ended == len(m.shards):

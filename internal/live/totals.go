@@ -96,14 +96,10 @@ func Sum(ivs []Interval) Totals {
 			t.Completed += s.Responses
 			t.BytesOut += s.BytesOut
 			t.BytesIn += s.BytesIn
-		}
-		for j := range iv.Endpoints {
-			h := &iv.Endpoints[j]
-			e := endpoint(h.Name)
-			e.latency.Merge(&h.Latency)
-			e.service.Merge(&h.Service)
-			latency.Merge(&h.Latency)
-			service.Merge(&h.Service)
+			e.latency.Merge(&s.Latency)
+			e.service.Merge(&s.Service)
+			latency.Merge(&s.Latency)
+			service.Merge(&s.Service)
 		}
 		sendLag.Merge(&iv.SendLag)
 	}
@@ -129,10 +125,6 @@ func Sum(ivs []Interval) Totals {
 }
 
 func sortSeries(s []Series) { slices.SortFunc(s, compareSeries) }
-
-func sortEndpoints(e []EndpointHists) {
-	slices.SortFunc(e, func(a, b EndpointHists) int { return cmp.Compare(a.Name, b.Name) })
-}
 
 func sortEndpointTotals(e []EndpointTotals) {
 	slices.SortFunc(e, func(a, b EndpointTotals) int { return cmp.Compare(a.Name, b.Name) })

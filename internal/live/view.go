@@ -3,6 +3,8 @@ package live
 import (
 	"slices"
 	"sync"
+
+	"github.com/tressi/tressi/search"
 )
 
 // RunInfo says which run a view shows and how far it is.
@@ -21,6 +23,17 @@ type RunInfo struct {
 	// "name: detail" (the verdict at the end is the report's).
 	Thresholds []Threshold `json:"thresholds,omitempty"`
 	Failures   []string    `json:"failures,omitempty"`
+	// Search is a capacity search's probe table; nil for any other run.
+	Search *SearchTable `json:"search,omitempty"`
+}
+
+// SearchTable is a capacity search's probes as a live view shows them:
+// those judged, with search.json's figures and verdict, and the one
+// running, with the figures of its hold so far.
+type SearchTable struct {
+	Unit     string         `json:"unit"` // of the probes' values: req/s or users
+	Criteria []string       `json:"criteria,omitempty"`
+	Probes   []search.Probe `json:"probes"`
 }
 
 // Threshold is one of the plan's thresholds as a live view shows it.
@@ -39,12 +52,22 @@ const (
 
 // GaugePoint is a run's gauges at one instant (exec.Gauges).
 type GaugePoint struct {
-	T           int64 `json:"t_ns"` // the run's clock
-	Sent        int64 `json:"sent"`
-	Done        int64 `json:"done"`
-	Failed      int64 `json:"failed"`
-	SendLag     int64 `json:"send_lag_ns"` // the largest of the recorder's last second
-	Connections int64 `json:"connections"` // opened so far (loop engine)
+	T       int64 `json:"t_ns"` // the run's clock
+	Sent    int64 `json:"sent"`
+	Done    int64 `json:"done"`
+	Failed  int64 `json:"failed"`
+	SendLag int64 `json:"send_lag_ns"` // the largest of the recorder's last second
+	// Connections are open now, Opened were opened so far; Sessions are
+	// the scenario sessions (open model) or users (closed model) active
+	// now; InFlight the requests sent and not yet answered.
+	Connections int64 `json:"connections"`
+	Opened      int64 `json:"connections_opened"`
+	Sessions    int64 `json:"sessions"`
+	InFlight    int64 `json:"in_flight"`
+	// ProbeRate is the value of a capacity search's probe running now
+	// (req/s, or users in the closed model); 0 between probes and in any
+	// other run.
+	ProbeRate float64 `json:"probe_rate,omitempty"`
 }
 
 // Update is one step of a live view, as the dashboard streams it: the

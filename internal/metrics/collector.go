@@ -35,13 +35,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			r.Target, r.Endpoint, strconv.Itoa(r.Status), r.Error)
 	}
 	for name, hs := range map[string][]Histogram{RequestDuration: s.Request, ServiceDuration: s.Service} {
-		d := desc(name, labelTarget, labelEndpoint)
+		d := desc(name, labelTarget, labelEndpoint, labelStatus, labelError)
 		for _, h := range hs {
 			buckets := make(map[float64]uint64, len(Bounds))
 			for i, b := range Bounds {
 				buckets[b] = uint64(h.Counts[i])
 			}
-			ch <- prometheus.MustNewConstHistogram(d, uint64(h.Count), h.Sum, buckets, h.Target, h.Endpoint)
+			ch <- prometheus.MustNewConstHistogram(d, uint64(h.Count), h.Sum, buckets, h.Target, h.Endpoint, strconv.Itoa(h.Status), h.Error)
 		}
 	}
 	for name, v := range s.gauges() {
@@ -54,9 +54,12 @@ var help = map[string]string{
 	RequestDuration: "Corrected latency: response complete minus the request's due instant.",
 	ServiceDuration: "Service time: response complete minus the request's send.",
 	SendLag:         "The largest send lag (sent minus due) of the last second: the generator falling behind.",
-	OpenConnections: "Connections the loop engine opened (0 on the fasthttp engine).",
+	OpenConnections: "Connections open now.",
+	ActiveSessions:  "Scenario sessions (open model) or users (closed model) active now.",
+	InFlight:        "Requests sent and not yet answered.",
 	OfferedRate:     "Requests due per second in the last whole interval.",
 	AchievedRate:    "Responses completed per second in the last whole interval.",
+	SearchProbeRate: "A capacity search's probe running now: its rate in req/s (users in the closed model); 0 between probes.",
 }
 
 // Server serves /metrics.

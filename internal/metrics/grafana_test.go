@@ -25,7 +25,8 @@ func TestGrafanaDashboardQueriesTheseNames(t *testing.T) {
 	if err := json.Unmarshal(b, &dash); err != nil {
 		t.Fatal(err)
 	}
-	exported := []string{RequestsTotal, RequestDuration, ServiceDuration, SendLag, OpenConnections, OfferedRate, AchievedRate}
+	exported := []string{RequestsTotal, RequestDuration, ServiceDuration, SendLag, OpenConnections, OfferedRate, AchievedRate,
+		SearchProbeRate, ActiveSessions, InFlight}
 	used := map[string]bool{}
 	name := regexp.MustCompile(`tressi_[a-z_]+`)
 	for _, p := range dash.Panels {

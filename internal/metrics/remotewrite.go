@@ -79,7 +79,7 @@ func Series(snap *Snapshot, l *Labels, runID string, ms int64) []TimeSeries {
 	}
 	for name, hs := range map[string][]Histogram{RequestDuration: snap.Request, ServiceDuration: snap.Service} {
 		for _, h := range hs {
-			ep := []Label{{labelTarget, h.Target}, {labelEndpoint, h.Endpoint}}
+			ep := []Label{{labelTarget, h.Target}, {labelEndpoint, h.Endpoint}, {labelStatus, strconv.Itoa(h.Status)}, {labelError, h.Error}}
 			for i, b := range Bounds {
 				add(name+"_bucket", float64(h.Counts[i]), append(slices.Clone(ep), Label{"le", formatBound(b)})...)
 			}

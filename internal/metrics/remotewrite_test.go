@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -94,11 +95,11 @@ func TestWriteRequestRoundTrip(t *testing.T) {
 func TestSeriesLabels(t *testing.T) {
 	snap := Snapshot{
 		Requests: []Counter{{Target: "t", Endpoint: "home", Status: 200, Value: 7}},
-		Request:  []Histogram{{Target: "t", Endpoint: "home", Counts: make([]int64, len(Bounds)), Count: 7, Sum: 0.1}},
-		Service:  []Histogram{{Target: "t", Endpoint: "home", Counts: make([]int64, len(Bounds)), Count: 7, Sum: 0.1}},
+		Request:  []Histogram{{Target: "t", Endpoint: "home", Status: 200, Counts: make([]int64, len(Bounds)), Count: 7, Sum: 0.1}},
+		Service:  []Histogram{{Target: "t", Endpoint: "home", Status: 200, Counts: make([]int64, len(Bounds)), Count: 7, Sum: 0.1}},
 	}
 	ts := Series(&snap, &Labels{Plan: "p", Shard: "1/4"}, "abc", 1000)
-	if want := 1 + 2*(len(Bounds)+3) + 4; len(ts) != want {
+	if want := 1 + 2*(len(Bounds)+3) + 6; len(ts) != want { // a counter, two histograms, the gauges
 		t.Fatalf("%d series, want %d", len(ts), want)
 	}
 	for _, s := range ts {
@@ -114,6 +115,9 @@ func TestSeriesLabels(t *testing.T) {
 		}
 		if has["run_id"] != "abc" || has["plan"] != "p" || has["shard"] != "1/4" {
 			t.Fatalf("series %v lacks the run's labels", s.Labels)
+		}
+		if strings.HasPrefix(has["__name__"], "tressi_request_duration_seconds") && (has["endpoint"] != "home" || has["status"] != "200") {
+			t.Fatalf("histogram series %v lacks its endpoint and status", s.Labels)
 		}
 		if has["le"] == "+Inf" && s.Samples[0].Value != 7 {
 			t.Fatalf("+Inf bucket %v, want the count 7", s.Samples)

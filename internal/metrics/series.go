@@ -4,8 +4,6 @@
 package metrics
 
 import (
-	"cmp"
-	"maps"
 	"math"
 	"slices"
 
@@ -19,8 +17,11 @@ const (
 	ServiceDuration  = "tressi_service_duration_seconds"
 	SendLag          = "tressi_send_lag_seconds"
 	OpenConnections  = "tressi_open_connections"
+	ActiveSessions   = "tressi_active_sessions"
+	InFlight         = "tressi_in_flight_requests"
 	OfferedRate      = "tressi_offered_rate"
 	AchievedRate     = "tressi_achieved_rate"
+	SearchProbeRate  = "tressi_search_probe_rate"
 	labelRunID       = "run_id"
 	labelPlan        = "plan"
 	labelShard       = "shard"
@@ -57,13 +58,15 @@ type Counter struct {
 	Value                   int64
 }
 
-// Histogram is one endpoint's classic histogram: Counts[i] values ≤
-// Bounds[i] (cumulative), Count in all (the +Inf bucket), Sum in seconds.
+// Histogram is one (endpoint, status, error)'s classic histogram:
+// Counts[i] values ≤ Bounds[i] (cumulative), Count in all (the +Inf
+// bucket), Sum in seconds.
 type Histogram struct {
-	Target, Endpoint string
-	Counts           []int64
-	Count            int64
-	Sum              float64
+	Target, Endpoint, Error string
+	Status                  int
+	Counts                  []int64
+	Count                   int64
+	Sum                     float64
 }
 
 // Snapshot is every series of a run at one instant.
@@ -72,55 +75,44 @@ type Snapshot struct {
 	Request, Service []Histogram
 	// SendLag is the largest send lag of the recorder's last second.
 	SendLag float64
-	// Connections are those the loop engine opened (the fasthttp engine
-	// does not count them: 0 there).
-	Connections float64
+	// Connections are open now; Sessions the scenario sessions or users
+	// active now; InFlight the requests sent and not yet answered.
+	Connections, Sessions, InFlight float64
 	// OfferedRate and AchievedRate are the last whole interval's requests
 	// due and responses completed, per second.
 	OfferedRate, AchievedRate float64
+	// Search says the run is a capacity search: ProbeRate is then the
+	// value of the probe running now (0 between probes).
+	Search    bool
+	ProbeRate float64
 }
 
 // gauges are the snapshot's gauges by metric name.
 func (s *Snapshot) gauges() map[string]float64 {
-	return map[string]float64{SendLag: s.SendLag, OpenConnections: s.Connections,
-		OfferedRate: s.OfferedRate, AchievedRate: s.AchievedRate}
+	g := map[string]float64{SendLag: s.SendLag, OpenConnections: s.Connections, ActiveSessions: s.Sessions,
+		InFlight: s.InFlight, OfferedRate: s.OfferedRate, AchievedRate: s.AchievedRate}
+	if s.Search {
+		g[SearchProbeRate] = s.ProbeRate
+	}
+	return g
 }
 
 // Take reads a snapshot of v.
 func Take(v *live.View, l *Labels) Snapshot {
 	ivs := v.Intervals()
 	var s Snapshot
-	counters := map[live.Series]int64{}
-	type hists struct{ request, service live.Hist }
-	eps := map[string]*hists{}
-	for k := range ivs {
-		for _, sr := range ivs[k].Series {
-			key := live.Series{Endpoint: sr.Endpoint, Status: sr.Status, Error: sr.Error}
-			counters[key] += sr.Requests
+	for _, sr := range live.SumSeries(ivs) {
+		target := l.Targets[sr.Endpoint]
+		s.Requests = append(s.Requests, Counter{Target: target, Endpoint: sr.Endpoint, Status: sr.Status, Error: sr.Error, Value: sr.Requests})
+		if sr.Latency.Count > 0 { // no response, no histogram
+			s.Request = append(s.Request, classic(target, &sr, &sr.Latency))
+			s.Service = append(s.Service, classic(target, &sr, &sr.Service))
 		}
-		for _, e := range ivs[k].Endpoints {
-			h := eps[e.Name]
-			if h == nil {
-				h = &hists{}
-				eps[e.Name] = h
-			}
-			h.request.Merge(&e.Latency)
-			h.service.Merge(&e.Service)
-		}
-	}
-	for key, n := range counters {
-		s.Requests = append(s.Requests, Counter{Target: l.Targets[key.Endpoint], Endpoint: key.Endpoint,
-			Status: key.Status, Error: key.Error, Value: n})
-	}
-	slices.SortFunc(s.Requests, func(a, b Counter) int {
-		return cmp.Or(cmp.Compare(a.Endpoint, b.Endpoint), cmp.Compare(a.Status, b.Status), cmp.Compare(a.Error, b.Error))
-	})
-	for _, name := range slices.Sorted(maps.Keys(eps)) {
-		s.Request = append(s.Request, classic(l.Targets[name], name, &eps[name].request))
-		s.Service = append(s.Service, classic(l.Targets[name], name, &eps[name].service))
 	}
 	g := v.LastGauges()
 	s.SendLag, s.Connections = float64(g.SendLag)/1e9, float64(g.Connections)
+	s.Sessions, s.InFlight = float64(g.Sessions), float64(g.InFlight)
+	s.Search, s.ProbeRate = v.Run().Search != nil, g.ProbeRate
 	// The last interval that has ended: the current one is still filling.
 	for k := len(ivs) - 1; k >= 0; k-- {
 		if iv := &ivs[k]; iv.Start+iv.Width <= g.T || v.Run().State == live.StateEnded {
@@ -132,18 +124,18 @@ func Take(v *live.View, l *Labels) Snapshot {
 	return s
 }
 
-// classic folds a sparse HDR histogram into the classic buckets: each HDR
+// classic folds a series' sparse HDR histogram into the classic buckets: each HDR
 // bucket (1/128 wide) counts in the first bound at or above its upper
 // edge.
-func classic(target, endpoint string, h *live.Hist) Histogram {
-	out := Histogram{Target: target, Endpoint: endpoint, Counts: make([]int64, len(Bounds)), Count: h.Count,
-		Sum: float64(h.Sum) / 1e9}
-	for k, idx := range h.Idx {
+func classic(target string, of *live.Series, h *live.Hist) Histogram {
+	out := Histogram{Target: target, Endpoint: of.Endpoint, Status: of.Status, Error: of.Error,
+		Counts: make([]int64, len(Bounds)), Count: h.Count, Sum: float64(h.Sum) / 1e9}
+	h.Each(func(idx int32, n int64) {
 		edge := float64(live.UpperEdge(idx)) / 1e9
 		if i, _ := slices.BinarySearch(Bounds, edge); i < len(Bounds) {
-			out.Counts[i] += h.N[k]
+			out.Counts[i] += n
 		}
-	}
+	})
 	for i := 1; i < len(out.Counts); i++ {
 		out.Counts[i] += out.Counts[i-1]
 	}

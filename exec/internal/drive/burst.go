@@ -5,8 +5,8 @@ import "time"
 // burstQuantum is the shortest time between two bursts of the open model,
 // in every engine: slots due meanwhile go out together, a little late.
 // Evenly spaced single sends cost a wake-up each, here and in the server;
-// the quantum keeps the send lag p99 under half a millisecond, over HTTPS
-// too (bench/README.md has the figures).
+// the quantum keeps the send lag's p99 within what the benchmarks ask of
+// it, over HTTPS too (bench/README.md has the figures).
 const burstQuantum = int64(400 * time.Microsecond)
 
 // burstClock spaces the open model's bursts: one for what falls due at

@@ -13,8 +13,8 @@ import (
 // pacer is the open model's single clock owner: it streams the shard's slots
 // from the schedule and releases each to the workers when it is due. One
 // goroutine sleeping between due instants replaces a timer and a spin per
-// worker: at 20k req/s most wake-ups release several slots at once, with one
-// clock read for all of them.
+// worker: at high rates most wake-ups release several slots at once, with
+// one clock read for all of them.
 type pacer struct {
 	ex    *run.Executor
 	ring  *drive.SlotRing

@@ -3,6 +3,7 @@ package fast
 import (
 	"time"
 
+	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/session"
 	"github.com/tressi/tressi/internal/cookiejar"
@@ -37,6 +38,10 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	r.store = r.cookieStore(entry)
 	w.vals.Slot, w.vals.Row, w.vals.Captured = k, ex.S.Row(entry, k), r.captured
 	defer r.conns.end()
+	if ex.S.Model == compile.Open { // the closed model counts its users instead
+		w.Stats.Sessions.Add(1)
+		defer w.Stats.Sessions.Add(-1)
+	}
 	ready, first := due, true
 	for i := range sc.Steps {
 		st := &sc.Steps[i]

@@ -17,6 +17,8 @@ func (w *worker) runUser(span compile.UserSpan, session *atomic.Uint64) {
 	if !w.waitUntil(span.Start) {
 		return
 	}
+	w.Stats.Sessions.Add(1) // a user running: the closed model's sessions
+	defer w.Stats.Sessions.Add(-1)
 	for now := ex.Clock.Now(); !ex.Stopping() && now < span.Stop; now = ex.Clock.Now() {
 		k, entry, ok := ex.NextEntry(session)
 		if !ok {

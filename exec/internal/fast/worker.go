@@ -44,8 +44,8 @@ type worker struct {
 
 const (
 	// spinWindow is how close to its due instant a worker stops sleeping
-	// and yields in a loop instead: timer wake-ups are late by tens of µs,
-	// yielding holds the send lag to a few µs without burning a core.
+	// and yields in a loop instead: timer wake-ups come late, and yielding
+	// holds the send lag closer to the due instant without burning a core.
 	spinWindow = 200 * time.Microsecond
 )
 

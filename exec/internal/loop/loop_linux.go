@@ -68,6 +68,8 @@ type evloop struct {
 	liveSessions int
 
 	nextScan int64
+	// gaugesDue is when storeGauges stores the loop's gauges next.
+	gaugesDue int64
 	// rx: the open model reads responses with the kernel's receive
 	// timestamps (SO_TIMESTAMPING), so it can sleep through their arrival
 	// and read them in one go at the next burst without adding that wait
@@ -340,6 +342,7 @@ func (l *evloop) poll(wake int64) {
 	if l.ws != nil {
 		timeout = l.ws.waitFor(timeout)
 	}
+	l.storeGauges(now, timeout, false)
 	if len(l.sink.Rows) > 0 && now-l.sink.First > run.FlushAge/2 {
 		l.sink.Flush() // a slow run still reaches the file every second
 	}
@@ -552,6 +555,7 @@ func (l *evloop) finish() {
 	l.p.Close()
 	l.rx.Stop()
 	l.open.finish()
+	l.storeGauges(l.now, 0, true)
 	l.sink.Flush()
 }
 

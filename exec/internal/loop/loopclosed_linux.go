@@ -100,16 +100,14 @@ func (l *evloop) userDone(u int32, done int64, answered bool) {
 // The closed model's nap. A loop with many HTTP/2 streams in flight
 // wakes, when it waits on its sockets, for nearly every response, and
 // each wake-up is paid by the server too: its write that finds the loop
-// asleep wakes it. Against nginx, 10 connections x 10 streams, a wake-up
-// came every 1.2 responses and one write carried 1.7 requests. So while
-// at least napBusy streams are in flight, two or more per connection, the
-// loop sleeps a share of their mean latency (1/napShare, at most napMost)
-// instead, then reads what came meanwhile in one go and writes each
-// connection's next requests together: a wake-up per 12 responses, 6.6
-// requests per write, and nginx serves 1.1-1.5 times as many requests
-// as h2load gets from it (docs/engines.md, "The closed model's nap"). HTTP/1.1 gains nothing by
-// it (a connection has one response to read and one request to write
-// whenever it wakes) and lost 5-10 % of its throughput, so it never naps.
+// asleep wakes it. So while at least napBusy streams are in flight, two
+// or more per connection, the loop sleeps a share of their mean latency
+// (1/napShare, at most napMost) instead, then reads what came meanwhile in
+// one go and writes each connection's next requests together: far fewer
+// wake-ups and writes per request, on both sides. HTTP/1.1 gains nothing
+// by it (a connection has one response to read and one request to write
+// whenever it wakes) and lost throughput, so it never naps. The figures
+// are in docs/engines.md, "The closed model's nap".
 //
 // The responses carry the kernel's arrival stamps, so the nap is not in
 // their latency (a read that takes several responses of one connection

@@ -14,8 +14,8 @@ import (
 // all, before the run's instant zero, the way wrk, bombardier and h2load
 // connect before they start counting. Without it the first slots of an
 // open-model run wait for connects and TLS handshakes that have nothing to
-// do with the server's answers, and show as send lag (over HTTPS, a p99 of
-// several ms at 20k req/s, all of it in the first ~50 ms).
+// do with the server's answers, and show as send lag, all of it at the
+// run's start (bench/README.md has the figures).
 //
 // A warm-up dial carries no job: once open it joins its target's idle
 // pool (HTTP/1.1) or its muxes (HTTP/2), and the first request that needs

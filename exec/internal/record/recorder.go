@@ -153,10 +153,10 @@ func (r *Recorder) Sample(s results.Sample) {
 func (r *Recorder) Run(expect func(endpoint uint16, status uint16) bool) {
 	defer close(r.Done)
 	if r.Background {
-		// Encoding and compressing a batch takes a few hundred µs to ms.
-		// On its own thread at idle priority it never delays a loop that
-		// has a burst due, even on one core: the kernel lets a waking
-		// loop preempt it at once. The thread is never unlocked: when
+		// Encoding and compressing a batch is real work. On its own
+		// thread at idle priority it never delays a loop that has a burst
+		// due, even on one core: the kernel lets a waking loop preempt it
+		// at once. The thread is never unlocked: when
 		// run returns it ends with it, rather than go back to the
 		// runtime still at idle priority, where any goroutine (a later
 		// run's loop, a TLS handshake, the report) could land on it and

@@ -25,8 +25,11 @@ type clients struct {
 	Tls      map[string]*tls.Config
 	tlsStats TLSStats
 
-	mu    sync.Mutex // guards conns; taken per dial and close, never per request
+	mu    sync.Mutex // guards conns and all; taken per dial and close, never per request
 	conns map[*meteredConn]struct{}
+	// all are every HostClient made (hosts and the sessions' own): their
+	// pending requests are the run's in flight (Gauges).
+	all []*fasthttp.HostClient
 	// owners maps each worker's requests to its response, whose meter
 	// says what became of a failed attempt (see retryIdleClosed).
 	owners sync.Map // *fasthttp.Request → *fasthttp.Response
@@ -131,6 +134,9 @@ func (cs *clients) HostClient(t *compile.Target, maxBody int) *fasthttp.HostClie
 		hc.ReadTimeout = timeout
 		hc.TLSConfig = tlsConfig
 	}
+	cs.mu.Lock()
+	cs.all = append(cs.all, hc)
+	cs.mu.Unlock()
 	return hc
 }
 
@@ -208,6 +214,17 @@ func (cs *clients) abort() {
 	for _, c := range open {
 		c.abortClose()
 	}
+}
+
+// gauges are the connections open now and the requests in flight on the
+// fasthttp engine's clients (none on the loop engine's).
+func (cs *clients) gauges() (open, inFlight int64) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, hc := range cs.all {
+		inFlight += int64(hc.PendingRequests())
+	}
+	return int64(len(cs.conns)), inFlight
 }
 
 // Close closes idle connections at the end of a run.

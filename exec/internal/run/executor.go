@@ -78,7 +78,13 @@ type Executor struct {
 // worker writes only its own, so the atomics never contend.
 type WorkerStats struct {
 	Sent, Done, Failed atomic.Int64
-	_                  [40]byte // one cache line per worker
+	// Sessions: the worker's (or loop's) scenario sessions active now in
+	// the open model, users running in the closed model; added to where
+	// one starts or ends. A loop stores them, the connections it has Open
+	// and its requests InFlight now and then (loop.storeGauges), never per
+	// request.
+	Sessions, Open, InFlight atomic.Int64
+	_                        [16]byte // one cache line per worker
 }
 
 // Stopping is closed once the run must stop starting requests.

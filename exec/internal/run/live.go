@@ -27,9 +27,16 @@ type Gauges struct {
 	// SendLag is the largest send lag (sent − scheduled) of the recorder's
 	// last one-second window, in ns.
 	SendLag int64
-	// Connections counts the connections the loop engine opened so far
-	// (0 on the fasthttp engine, which does not count them).
-	Connections int64
+	// Connections are the connections open now; Opened counts those the
+	// loop engine opened so far (0 on the fasthttp engine, which does not
+	// count them).
+	Connections, Opened int64
+	// Sessions are the scenario sessions active now (open model), or the
+	// users running (closed model).
+	Sessions int64
+	// InFlight are the requests begun (connecting, sent or awaiting their
+	// response) and not answered yet.
+	InFlight int64
 	// Failures are the live thresholds failed so far, as "name: detail".
 	Failures []string
 }
@@ -46,9 +53,15 @@ func (ex *Executor) gauges() Gauges {
 		g.Sent += s.Sent.Load()
 		g.Done += s.Done.Load()
 		g.Failed += s.Failed.Load()
+		g.Sessions += s.Sessions.Load()
+		g.Connections += s.Open.Load()
+		g.InFlight += s.InFlight.Load()
 	}
+	open, inFlight := ex.Cl.gauges()
+	g.Connections += open
+	g.InFlight += inFlight
 	for i := range ex.Protos {
-		g.Connections += ex.Protos[i].Http1.Load() + ex.Protos[i].H2.Load()
+		g.Opened += ex.Protos[i].Http1.Load() + ex.Protos[i].H2.Load()
 	}
 	return g
 }
