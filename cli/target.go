@@ -47,7 +47,13 @@ misbehave on purpose, for testing clients: /fault/unsolicited (answers 200, then
 on the same connection), /fault/ws/extension (a 101 naming an extension never offered),
 /fault/ws/close?code=1011&reason=TEXT (closes on the first message), /fault/ws/rsv1,
 /fault/ws/utf8 and /fault/ws/bigping (answer with the RSV1 bit set, a text frame that is
-not UTF-8, a 126-byte ping). It prints "listening on http://HOST:PORT", so
+not UTF-8, a 126-byte ping). For HTTP client features: /cookie/login (sets a fresh session
+cookie "sid"), /cookie/me (200 with that cookie, 401 without), /cookie/logout (deletes it), counted
+under "cookies" in /__stats (logins, distinct sessions seen, their fewest and most requests);
+/redirect/{n} (n hops of 302 to "ok"; ?code=301|302|303|307|308, ?to=PATH-OR-URL for the last hop);
+/basic-auth/{user}/{pass} and /digest-auth/auth/{user}/{pass}[/MD5|SHA-256] (401 with a Basic or
+Digest challenge until answered, as httpbin's); /host (answers the Host header it got).
+It prints "listening on http://HOST:PORT", so
 --addr 127.0.0.1:0 picks a free port that scripts can read.
 
 With --tls it serves HTTPS instead, offering h2 and http/1.1 by ALPN (so protocol = "h2"

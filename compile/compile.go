@@ -216,13 +216,14 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 			return -1
 		}
 		req, d := buildRequest(name, r, ti, &s.Targets[ti], bases[ti], p.Targets[ti].Headers, scope, &ids)
+		req.Digest = digestAuth(r, p.Targets[ti])
 		diags = append(diags, d...)
 		diags = append(diags, checkBody(r, &req)...)
 		s.Requests = append(s.Requests, req)
 		return len(s.Requests) - 1
 	}
 	for _, ep := range p.Endpoints {
-		e := Entry{Name: ep.Name, Weight: ep.Weight, MaxRate: ep.MaxRate, Data: -1}
+		e := Entry{Name: ep.Name, Weight: ep.Weight, MaxRate: ep.MaxRate, Data: -1, Cookies: ep.Cookies}
 		var scope requestScope
 		if di, ok := dataIndex[ep.Data]; ok && ep.Data != "" {
 			e.Data = di
@@ -236,7 +237,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		s.Entries = append(s.Entries, e)
 	}
 	for _, sc := range p.Scenarios {
-		e := Entry{Name: sc.Name, Weight: sc.Weight, Scenario: true, Data: -1, Think: sc.Think}
+		e := Entry{Name: sc.Name, Weight: sc.Weight, Scenario: true, Data: -1, Think: sc.Think, Cookies: entryCookies(sc)}
 		scope := requestScope{captures: captureSlots(sc)}
 		if sc.Data != "" {
 			di, ok := dataIndex[sc.Data]

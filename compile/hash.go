@@ -116,6 +116,12 @@ func encodeHeader(s *Schedule) []byte {
 			c.str(r.GRPC.Method)
 			c.message(r.GRPC.Message)
 		}
+		if r.Digest != nil {
+			// Only when set, so plans without digest_auth keep their hash.
+			c.str("digest")
+			c.str(r.Digest.Username)
+			c.str(r.Digest.Password)
+		}
 	}
 	c.u64(uint64(len(s.Entries)))
 	for _, e := range s.Entries {
@@ -126,6 +132,12 @@ func encodeHeader(s *Schedule) []byte {
 		c.i64(int64(e.Data))
 		c.str(e.Connection)
 		c.i64(int64(e.Think))
+		if e.Cookies != "" {
+			// Only when kept, so plans without cookies keep their hash:
+			// a cookie jar changes what later requests send.
+			c.str("cookies")
+			c.str(e.Cookies)
+		}
 		c.u64(uint64(len(e.Steps)))
 		for i := range e.Steps {
 			c.step(&e.Steps[i])

@@ -181,7 +181,18 @@ type Entry struct {
 	Think      time.Duration
 	// WebSocket: the scenario is a WebSocket session (a step connects; only HTTP steps come before it).
 	WebSocket bool `json:",omitempty"`
+	// Cookies is the plan's choice of where the entry's cookies are kept:
+	// CookiesOff, CookiesShared, or "" for its kind's default, so schedules
+	// from before cookies hash and replay as they compile now (see Jar).
+	Cookies string `json:",omitempty"`
 }
+
+// Where an entry's cookies are kept (Entry.Jar).
+const (
+	CookiesSession = plan.CookiesSession // a jar per session
+	CookiesShared  = plan.CookiesShared  // one jar for the run
+	CookiesOff     = plan.CookiesOff     // none: Set-Cookie is ignored
+)
 
 // Step is one request of an entry, maybe repeated, with what it captures,
 // or one WebSocket step (Kind other than plan.StepHTTP).
@@ -219,6 +230,14 @@ type Request struct {
 	Static  bool
 	// GRPC is set for a call to a gRPC target.
 	GRPC *GRPCCall `json:",omitempty"`
+	// Digest answers the server's Digest challenge (RFC 7616) with these
+	// credentials; nil: none.
+	Digest *DigestAuth `json:",omitempty"`
+}
+
+// DigestAuth are a request's digest_auth credentials.
+type DigestAuth struct {
+	Username, Password string
 }
 
 // HeaderSplice is a header whose value may have holes.
@@ -268,6 +287,7 @@ const (
 	CaptureJSON   = CaptureKind(plan.CaptureJSON)   // json("a.b[0].c") on the response body
 	CaptureHeader = CaptureKind(plan.CaptureHeader) // header("X-Token")
 	CaptureRegex  = CaptureKind(plan.CaptureRegex)  // regex("token=(\\w+)"): first group, or whole match
+	CaptureCookie = CaptureKind(plan.CaptureCookie) // cookie("sid"): the session's jar after the response
 )
 
 // CaptureSlots lists the session capture slots the request's holes read.

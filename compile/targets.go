@@ -83,6 +83,11 @@ func resolveTarget(t *plan.Target) (Target, string, hcl.Diagnostics) {
 	} else {
 		out.Host = out.Addr
 	}
+	if ip, ok := t.Resolve[strings.ToLower(host)]; ok {
+		// resolve: connect to the address given; Host and TLS's server
+		// name (the Host's name) stay the url's.
+		out.Addr = net.JoinHostPort(ip, port)
+	}
 	base := strings.TrimSuffix(u.EscapedPath(), "/")
 	return out, base, nil
 }

@@ -99,6 +99,7 @@ type wireRequest struct {
 	Expect  []int         `json:"Expect"`
 	Static  bool          `json:"Static"`
 	GRPC    *wireGRPCCall `json:"GRPC,omitempty"`
+	Digest  *DigestAuth   `json:"Digest,omitempty"`
 }
 
 type wireCapture struct {
@@ -159,6 +160,7 @@ type wireEntry struct {
 	Data       int        `json:"Data"`
 	Connection string     `json:"Connection"`
 	Think      int64      `json:"Think"`
+	Cookies    string     `json:"Cookies,omitempty"`
 }
 
 type wireData struct {
@@ -258,7 +260,7 @@ func toWireRequest(r Request) wireRequest {
 		Headers: mapSlice(r.Headers, func(h HeaderSplice) wireHeader {
 			return wireHeader{Name: h.Name, Value: toWireSplice(h.Value)}
 		}),
-		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC)}
+		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest}
 }
 
 func toWireGRPCCall(g *GRPCCall) *wireGRPCCall {
@@ -309,17 +311,17 @@ func fromWireRequest(w wireRequest) Request {
 		Headers: mapSlice(w.Headers, func(h wireHeader) HeaderSplice {
 			return HeaderSplice{Name: h.Name, Value: fromWireSplice(h.Value)}
 		}),
-		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC)}
+		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest}
 }
 
 func toWireEntry(e Entry) wireEntry {
 	return wireEntry{Name: e.Name, Weight: e.Weight, Scenario: e.Scenario, MaxRate: e.MaxRate, Data: e.Data,
-		Connection: e.Connection, Think: int64(e.Think), Steps: mapSlice(e.Steps, toWireStep)}
+		Connection: e.Connection, Think: int64(e.Think), Steps: mapSlice(e.Steps, toWireStep), Cookies: e.Cookies}
 }
 
 func fromWireEntry(w wireEntry) Entry {
 	e := Entry{Name: w.Name, Weight: w.Weight, Scenario: w.Scenario, MaxRate: w.MaxRate, Data: w.Data,
-		Connection: w.Connection, Think: time.Duration(w.Think), Steps: mapSlice(w.Steps, fromWireStep)}
+		Connection: w.Connection, Think: time.Duration(w.Think), Steps: mapSlice(w.Steps, fromWireStep), Cookies: w.Cookies}
 	// Derived, as Compile derives it: a scenario that connects is a WebSocket session.
 	e.WebSocket = slices.ContainsFunc(e.Steps, func(st Step) bool { return st.Kind == plan.StepConnect })
 	return e

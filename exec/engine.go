@@ -59,10 +59,16 @@ func chooseEngine(ex *run.Executor, asked string) (engine, error) {
 		if h2Target != "" {
 			return nil, &InputError{Err: fmt.Errorf("the fasthttp engine cannot run this plan: %s, and fasthttp speaks HTTP/1.1 only; leave the engine unset to get the loop", h2Target)}
 		}
+		if why := digestUnfit(s, EngineFasthttp); why != "" {
+			return nil, &InputError{Err: fmt.Errorf("the fasthttp engine cannot run this plan: %s", why)}
+		}
 		return fasthttp, nil
 	case EngineLoop, "":
 	default:
 		return nil, &InputError{Err: fmt.Errorf("unknown engine %q: use %s or %s", asked, EngineLoop, EngineFasthttp)}
+	}
+	if why := digestUnfit(s, EngineLoop); why != "" {
+		return nil, &InputError{Err: fmt.Errorf("tressi cannot run this plan: %s", why)}
 	}
 	if run.HasWebSocket(s) {
 		addrs, why := loop.LoopUnfit(s)
@@ -82,6 +88,8 @@ func chooseEngine(ex *run.Executor, asked string) (engine, error) {
 		return nil, &InputError{Err: fmt.Errorf("the loop engine cannot run this plan: %s; leave the engine unset to get the one that can", why)}
 	case why != "" && h2Target != "":
 		return nil, &InputError{Err: fmt.Errorf("%s, which only the loop engine speaks, and the loop cannot run this plan: %s", h2Target, why)}
+	case why != "" && digestUnfit(s, EngineFasthttp) != "":
+		return nil, &InputError{Err: fmt.Errorf("%s, and the loop cannot run this plan: %s", digestUnfit(s, EngineFasthttp), why)}
 	case why != "":
 		return fasthttp, nil
 	}

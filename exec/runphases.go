@@ -123,6 +123,7 @@ func (r *runState) setUp() error {
 		return &InputError{Err: err}
 	}
 	ex.Reqs, r.names = reqs, names
+	ex.Cookies = run.NewRunCookies(s)
 	if ex.Scen, err = run.NewScenarios(ex); err != nil {
 		return &InputError{Err: err}
 	}

@@ -23,6 +23,7 @@ var captureKinds = map[string]CaptureKind{
 	"json":   CaptureJSON,
 	"header": CaptureHeader,
 	"regex":  CaptureRegex,
+	"cookie": CaptureCookie,
 }
 
 var captureFunctions = func() map[string]function.Function {
@@ -76,12 +77,12 @@ func (l *loader) decodeCaptures(attr *hcl.Attribute) ([]Capture, hcl.Diagnostics
 // parseCapture decodes one capture function's result.
 func parseCapture(name string, v cty.Value) (Capture, string) {
 	if v.IsNull() || v.Type() != cty.String {
-		return Capture{}, "the value must be json(...), header(...) or regex(...)."
+		return Capture{}, "the value must be json(...), header(...), regex(...) or cookie(...)."
 	}
 	s, ok := strings.CutPrefix(v.AsString(), captureOpen)
 	kindName, expr, sep := strings.Cut(s, captureSep)
 	if !ok || !sep {
-		return Capture{}, "the value must be json(...), header(...) or regex(...)."
+		return Capture{}, "the value must be json(...), header(...), regex(...) or cookie(...)."
 	}
 	c := Capture{Name: name, Kind: captureKinds[kindName], Expr: expr}
 	switch c.Kind {
@@ -92,6 +93,10 @@ func parseCapture(name string, v cty.Value) (Capture, string) {
 	case CaptureHeader:
 		if !isToken(expr) {
 			return c, fmt.Sprintf("header(%q) must name an HTTP header.", expr)
+		}
+	case CaptureCookie:
+		if !isToken(expr) {
+			return c, fmt.Sprintf("cookie(%q) must name a cookie (an HTTP token, such as \"sid\").", expr)
 		}
 	case CaptureRegex:
 		re, err := regexp.Compile(expr)

@@ -22,6 +22,8 @@ func (l *loader) decodeEndpointBlock(b *hcl.Block) (*Endpoint, hcl.Diagnostics) 
 	diags = append(diags, d...)
 
 	e.Weight, diags = l.weight(content.Attributes, diags)
+	e.Cookies, d = l.decodeCookies(content.Attributes, true)
+	diags = append(diags, d...)
 	rate, attr, d := l.numberAttr(content.Attributes, "max_rate")
 	diags = append(diags, d...)
 	if attr != nil && rate < 0 {

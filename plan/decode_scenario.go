@@ -19,6 +19,8 @@ func (l *loader) decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) 
 	mode, d := l.enumAttr(attrs, "connection", ConnectionPool, ConnectionSession)
 	diags = append(diags, d...)
 	s.Connection = mode
+	s.Cookies, d = l.decodeCookies(attrs, false)
+	diags = append(diags, d...)
 
 	var steps []*hcl.Block
 	for _, sb := range content.Blocks {
@@ -47,6 +49,7 @@ func (l *loader) decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) 
 	if ws {
 		diags = append(diags, checkWebSocketOrder(s)...)
 	}
+	diags = append(diags, checkCookieCaptures(s, ws)...)
 	return s, diags
 }
 

@@ -49,7 +49,11 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 		t.Headers = h
 		diags = append(diags, d...)
 	}
+	var d2 hcl.Diagnostics
+	t.DigestAuth, d2 = l.decodeAuth(attrs, &t.Headers, fmt.Sprintf("target %q", t.Name))
+	diags = append(diags, d2...)
 	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
+	diags = append(diags, l.decodeResolve(attrs, t)...)
 	tlsBlocks := 0
 	for _, tb := range content.Blocks {
 		if tb.Type != "tls" {

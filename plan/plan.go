@@ -90,8 +90,15 @@ type Target struct {
 	SourceAddresses []string
 	// GRPC is a gRPC target's proto block and schema (Protocol is
 	// ProtocolGRPC); nil for other targets.
-	GRPC      *GRPCTarget
-	DeclRange hcl.Range
+	GRPC *GRPCTarget
+	// Resolve maps lower-cased host names to the IP addresses connected to
+	// instead of what DNS says (curl's --resolve); Host and TLS's server
+	// name stay the name. Nil when the target has no resolve.
+	Resolve map[string]string
+	// DigestAuth answers servers' Digest challenges (RFC 7616) for every
+	// request to this target that does not set its own; nil: none.
+	DigestAuth *Credentials
+	DeclRange  hcl.Range
 }
 
 // The protocols a target speaks.
@@ -160,6 +167,8 @@ type Request struct {
 	Path    Template
 	Headers []Header
 	Body    Template
+	// DigestAuth answers the server's Digest challenge; nil: the target's.
+	DigestAuth *Credentials
 	// Expect lists the statuses that count as ok; empty means 200–399
 	// (for a gRPC call: gRPC codes, empty means OK only).
 	Expect []int
@@ -176,6 +185,8 @@ type Endpoint struct {
 	// Data is the data block feeding row.* when the endpoint uses it: an
 	// endpoint may only when the plan has exactly one data block.
 	Data string
+	// Cookies is CookiesShared, or "" for none (CookiesOff).
+	Cookies string
 	Request
 	DeclRange hcl.Range
 }
@@ -190,7 +201,10 @@ type Scenario struct {
 	// Connection overrides the target's connection mode for this scenario's
 	// sessions when not empty.
 	Connection string
-	DeclRange  hcl.Range
+	// Cookies is CookiesOff or CookiesShared, or "" for the default,
+	// CookiesSession: a jar per session (WebSocket sessions keep none).
+	Cookies   string
+	DeclRange hcl.Range
 }
 
 // Step is one request of a scenario, possibly repeated, or one WebSocket
@@ -217,6 +231,7 @@ const (
 	CaptureJSON   CaptureKind = iota + 1 // json("a.b[0].c") on the response body
 	CaptureHeader                        // header("X-Token")
 	CaptureRegex                         // regex("token=(\\w+)"): first group, or whole match
+	CaptureCookie                        // cookie("sid"): the session's cookie jar after the response
 )
 
 // Capture extracts a named value from a step's response for later steps.

@@ -36,6 +36,8 @@ func (l *loader) decodeRequest(content *hcl.BodyContent, owner *hcl.Block, sc sc
 		r.Headers, d = l.headers(attr, sc)
 		diags = append(diags, d...)
 	}
+	r.DigestAuth, d = l.decodeAuth(attrs, &r.Headers, sc.what)
+	diags = append(diags, d...)
 	diags = append(diags, l.decodeBody(content, sc, &r)...)
 
 	r.Method = "GET"

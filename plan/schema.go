@@ -39,6 +39,9 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "protocol"},
 		{Name: "max_streams"},
 		{Name: "source_addresses"},
+		{Name: "resolve"},
+		{Name: "basic_auth"},
+		{Name: "digest_auth"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}, {Type: "proto"}},
 }
@@ -63,6 +66,8 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "path"},
 	{Name: "headers"},
 	{Name: "body"},
+	{Name: "basic_auth"},
+	{Name: "digest_auth"},
 	{Name: "form"},
 	// gRPC calls (see decode_grpc_request.go).
 	{Name: "rpc"},
@@ -82,6 +87,7 @@ var endpointSchema = &hcl.BodySchema{
 	Attributes: append(append([]hcl.AttributeSchema{}, requestAttributes...),
 		hcl.AttributeSchema{Name: "weight"},
 		hcl.AttributeSchema{Name: "max_rate"},
+		hcl.AttributeSchema{Name: "cookies"},
 	),
 	Blocks: []hcl.BlockHeaderSchema{expectBlock, multipartBlock},
 }
@@ -92,6 +98,7 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "think"},
 		{Name: "data"},
 		{Name: "connection"},
+		{Name: "cookies"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "step", LabelNames: []string{"name"}}},
 }

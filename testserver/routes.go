@@ -18,6 +18,7 @@ var (
 	pathLogin    = []byte("/login")
 	pathMe       = []byte("/me")
 	pathStats    = []byte("/__stats")
+	pathHost     = []byte("/host")
 
 	bodyOK      = []byte("ok\n")
 	typeJSON    = []byte("application/json")
@@ -71,6 +72,16 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.upload(ctx)
 	case RouteBrowse:
 		s.browse(ctx)
+	case RouteCookie:
+		s.cookieRoute(ctx, path[len(prefixCookie):])
+	case RouteRedirect:
+		s.redirect(ctx, path[len(prefixRedirect):])
+	case RouteBasic:
+		s.basicAuth(ctx, path[len(prefixBasicAuth):])
+	case RouteDigest:
+		s.digestAuth(ctx, path[len(prefixDigestAuth):])
+	case RouteHost:
+		s.host(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -102,6 +113,16 @@ func routeOf(path []byte) Route {
 		return RouteUpload
 	case bytes.Equal(path, pathBrowse):
 		return RouteBrowse
+	case bytes.HasPrefix(path, prefixCookie):
+		return RouteCookie
+	case bytes.HasPrefix(path, prefixRedirect):
+		return RouteRedirect
+	case bytes.HasPrefix(path, prefixBasicAuth):
+		return RouteBasic
+	case bytes.HasPrefix(path, prefixDigestAuth):
+		return RouteDigest
+	case bytes.Equal(path, pathHost):
+		return RouteHost
 	}
 	return RouteNotFound
 }

@@ -19,6 +19,13 @@ import (
 // returns a TLS config serving it, offering h2 and http/1.1 by ALPN, and the
 // certificate as PEM for clients to trust (a plan's tls { ca_file }).
 func SelfSigned() (*tls.Config, []byte, error) {
+	return SelfSignedFor([]string{"localhost"}, []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback})
+}
+
+// SelfSignedFor is SelfSigned for the names and addresses given: a
+// server that must show another name's certificate (a plan's resolve
+// connects to loopback and checks the real name).
+func SelfSignedFor(dnsNames []string, ips []net.IP) (*tls.Config, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("making the target's key: %w", err)
@@ -33,8 +40,8 @@ func SelfSigned() (*tls.Config, []byte, error) {
 		Subject:      pkix.Name{CommonName: "tressi target"},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(24 * time.Hour),
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		DNSNames:     dnsNames,
+		IPAddresses:  ips,
 		IsCA:         true, BasicConstraintsValid: true,
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},

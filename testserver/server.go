@@ -91,6 +91,7 @@ type Server struct {
 	tinode   *tinodeHub
 	fifo     fifo        // the /queue route's single server
 	log      *requestLog // set by Options.LogRequests
+	cookies  cookieSessions
 
 	// stallUntil is the end of the current stall window in Unix ns (0: none).
 	stallUntil atomic.Int64

@@ -25,11 +25,16 @@ const (
 	RouteFault                 // /fault/... (misbehaviours, faults.go)
 	RouteUpload                // /upload (multipart, form and binary bodies, upload.go)
 	RouteBrowse                // /browse (a scripted page to record a HAR from, browse.go)
+	RouteCookie                // /cookie/login, /cookie/me, /cookie/logout (cookies.go)
+	RouteRedirect              // /redirect/{n} (redirect.go)
+	RouteBasic                 // /basic-auth/{user}/{pass} (challenge.go)
+	RouteDigest                // /digest-auth/auth/{user}/{pass}[/{alg}] (challenge.go)
+	RouteHost                  // /host: the Host header received
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "browse", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "browse", "cookie", "redirect", "basic_auth", "digest_auth", "host", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {
@@ -57,6 +62,8 @@ type Stats struct {
 	// upgrades count as requests): a meter for WebSocket benchmarks that
 	// does not take the generator's word.
 	WSMessages uint64 `json:"ws_messages"`
+	// Cookies counts the cookie-session routes (cookies.go).
+	Cookies CookieStats `json:"cookies"`
 }
 
 // counters are the live atomic counters behind Stats. Each sits on its own
@@ -116,7 +123,11 @@ func (c *counters) snapshot() Stats {
 }
 
 // Stats returns a snapshot of the counters.
-func (s *Server) Stats() Stats { return s.counters.snapshot() }
+func (s *Server) Stats() Stats {
+	st := s.counters.snapshot()
+	st.Cookies = s.cookies.snapshot()
+	return st
+}
 
 // ResetStats zeroes the request counters and sets the connection peak to the
 // connections open now, so one server can serve several measured runs.
@@ -130,4 +141,5 @@ func (s *Server) ResetStats() {
 	c.accepted.n.Store(0)
 	c.messages.n.Store(0)
 	c.peak.n.Store(c.open.n.Load())
+	s.cookies.reset()
 }

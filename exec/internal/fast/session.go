@@ -6,6 +6,7 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/session"
+	"github.com/tressi/tressi/internal/cookiejar"
 	"github.com/tressi/tressi/results"
 )
 
@@ -16,6 +17,8 @@ type sessionRunner struct {
 	captured [][]byte // capture slot → value, reused across sessions
 	have     []bool   // capture slot → captured and not empty
 	conns    sessionConns
+	jar      cookiejar.Jar   // the session's cookies, emptied for the next
+	store    run.CookieStore // &jar, the run's shared jar, or nil: no cookies
 }
 
 func newSessionRunner(w *worker) *sessionRunner {
@@ -31,6 +34,8 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	w, ex := r.w, r.w.Ex
 	sc := ex.Scen.ByEntry[entry]
 	r.reset(sc.Captures)
+	r.jar.Reset()
+	r.store = r.cookieStore(entry)
 	w.vals.Slot, w.vals.Row, w.vals.Captured = k, ex.S.Row(entry, k), r.captured
 	defer r.conns.end()
 	if ex.S.Model == compile.Open { // the closed model counts its users instead
@@ -93,7 +98,9 @@ func (r *sessionRunner) captureFailed(k uint64, st *run.SessionStep, ready int64
 // without a complete 2xx/3xx response every one of them is missing.
 func (r *sessionRunner) capture(st *run.SessionStep, err error) {
 	if len(st.Capture) > 0 {
-		st.FillCaptures(r.captured, r.have, &r.w.cap, r.w.resp.StatusCode(), err == nil)
+		status := r.w.resp.StatusCode()
+		st.FillCaptures(r.captured, r.have, &r.w.cap, status, err == nil)
+		st.CookieCapture(r.captured, r.have, r.store, &r.w.Ex.Cookies, st.Req.Spec.Target, r.w.cpath, err == nil && status >= 200 && status <= 399)
 	}
 }
 
@@ -117,5 +124,5 @@ func (r *sessionRunner) exchange(k uint64, st *run.SessionStep, ownConn bool, re
 			return done, err
 		}
 	}
-	return w.exchange(client, req, pr, k, ready)
+	return w.exchangeCookies(client, req, pr, k, ready, r.store)
 }

@@ -37,6 +37,9 @@ type worker struct {
 	// needs for its captures (0 outside sessions).
 	captureKeep int
 	cap         session.FastResponse // the last response, as captures read it
+	// cbuf is the Cookie header's scratch; cpath the last request's path,
+	// for Set-Cookie's default path and cookie() captures (cookies.go).
+	cbuf, cpath []byte
 }
 
 const (
@@ -122,7 +125,7 @@ func (w *worker) Send(k uint64, entry int, scheduled int64) {
 		w.vals.Slot = k
 		w.vals.Row = ex.S.Row(entry, k)
 	}
-	w.exchange(pr.Client, w.request(pr), pr, k, scheduled)
+	w.exchangeCookies(pr.Client, w.request(pr), pr, k, scheduled, w.endpointCookies(entry))
 }
 
 // request readies pr to send. A static request stays in sreq while the

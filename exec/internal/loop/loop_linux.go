@@ -8,6 +8,7 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/sys"
+	"github.com/tressi/tressi/internal/digest"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,6 +61,10 @@ type evloop struct {
 	wakes        wakeHeap
 	sessions     []lsession // by id
 	freeSessions []int32
+	// digests answer endpoints' digest challenges, by target; cnonce
+	// numbers the answerers' client nonces (digest_linux.go).
+	digests      []*digest.Answerer
+	cnonce       uint64
 	liveSessions int
 
 	nextScan int64
@@ -168,6 +173,8 @@ type ljob struct {
 	// sess that session's id in the loop's WebSocket part.
 	ws    bool
 	retry bool // it goes out again, on a fresh connection (see fail)
+	// auth: a digest challenge was answered; what its first exchange left.
+	auth  authRound
 	pr    *run.PreparedRequest
 	sched int64 // the instant latency counts from
 	ready int64 // when it asked for a connection: its timeout counts from here

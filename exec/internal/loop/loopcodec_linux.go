@@ -28,6 +28,9 @@ type lresponse struct {
 	// prefix of the body: the sample's size, or a capture's limit.
 	session.RawResponse
 	bodyLen int64 // the body's whole size
+	// reqPath is the request's path, when its job keeps cookies: a
+	// Set-Cookie's default path and a cookie() capture's path.
+	reqPath []byte
 }
 
 // h1MaxHead bounds the read buffer: a head must fit it whole.
@@ -40,9 +43,10 @@ const h1MaxHead = h1.MaxHead
 type h1Codec struct {
 	p    h1.Parser
 	resp lresponse
-	// wbuf holds a rendered request with holes.
-	wbuf []byte
-	memo sampleMemo
+	// wbuf holds a rendered request with holes; cbuf one with cookies
+	// added (cookies_linux.go), abuf with a digest answer (digest_linux.go).
+	wbuf, cbuf, abuf []byte
+	memo             sampleMemo
 }
 
 func newH1Codec(l *evloop, c *lconn) *h1Codec {
@@ -57,11 +61,12 @@ func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
 	h.resp.sampled = false
 	h.resp.Head, h.resp.Body = h.resp.Head[:0], nil
 	h.p.Reset(pr.Spec.Method == "HEAD", c.t.maxBody)
-	if pr.Wire != nil {
-		return pr.Wire
+	wire := pr.Wire
+	if wire == nil {
+		h.wbuf = l.render(h.wbuf[:0], j)
+		wire = h.wbuf
 	}
-	h.wbuf = l.render(h.wbuf[:0], j)
-	return h.wbuf
+	return l.withDigest(j, l.withCookies(j, wire, &h.cbuf, &h.resp), &h.abuf)
 }
 
 // render appends j's request, which has holes, to dst as HTTP/1.1 bytes
@@ -133,6 +138,8 @@ func (m *sampleMemo) keep(l *evloop, j *ljob, status int) (keep int, keepHead, s
 			keep = session.CaptureBodyLimit
 		}
 	}
+	keepHead = keepHead || l.cookieStore(j) != nil || // its Set-Cookie lines
+		status == 401 && j.pr.Spec.Digest != nil // its challenge
 	if m.sampleNew(l, j.pr.Endpoint, status) {
 		keep, keepHead, sampled = max(keep, l.ex.MaxSample), true, true
 	}

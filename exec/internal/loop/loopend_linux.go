@@ -42,7 +42,11 @@ func (l *evloop) complete(c *lconn, done int64) {
 	// whole request (a 413, say) has the rest of it still coming: either
 	// way the connection cannot be trusted with another request.
 	keepConn := resp.keepAlive && c.rlen == 0 && c.pending == nil
-	l.recordAnswer(&j, c.sent, done, c.out, c.in, c.connect, resp) // before c takes another job
+	if l.answerChallenge(c, &j, resp, keepConn) {
+		return // the job goes out again with its digest answer
+	}
+	sent, out, in, connect := j.totals(c.sent, c.out, c.in, c.connect)
+	l.recordAnswer(&j, sent, done, out, in, connect, resp) // before c takes another job
 	c.connect = 0
 	c.served = true
 	l.busy--
@@ -104,7 +108,8 @@ func (l *evloop) fail(c *lconn, err error) {
 		l.failMux(c, err)
 		return
 	}
-	j, sent, out, in, connect := c.job, c.sent, c.out, c.in, c.connect
+	j, read := c.job, c.in
+	sent, out, in, connect := j.totals(c.sent, c.out, c.in, c.connect)
 	c.connect = 0
 	if j.pr == nil {
 		// A warm-up dial that failed: nobody's request. The first
@@ -116,7 +121,7 @@ func (l *evloop) fail(c *lconn, err error) {
 		return
 	}
 	dialing := c.state == connDialing || c.state == connHandshaking
-	retry := c.reused && c.state == connBusy && in == 0 && !j.retry && run.ClosedByPeer(err) && !l.ex.Aborted.Load()
+	retry := c.reused && c.state == connBusy && read == 0 && !j.retry && run.ClosedByPeer(err) && !l.ex.Aborted.Load()
 	l.busy--
 	l.closeConn(c)
 	if retry {
@@ -143,6 +148,7 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 		l.sink.PutSample(&row, j.pr, resp.Head, resp.Body, resp.bodyLen)
 	}
 	l.sink.Keep(row, done)
+	l.keepCookies(j, resp)
 	switch {
 	case j.ws:
 		l.ws.httpAnswered(j, resp)

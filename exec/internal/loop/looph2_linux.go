@@ -43,6 +43,7 @@ type h2job struct {
 	connect  int64  // the connection's connect time, for the stream that opened it
 	keep     int    // how much of the body to keep (sample, captures)
 	wbuf     []byte // a rendered request with holes: the stream sends from it
+	cbuf     []byte // the request with its cookies added (cookies_linux.go)
 	resp     lresponse
 	keepHead bool // the response's fields go to resp.Head (a sample, a capture)
 	// call follows a gRPC call's answer (see grpcStream); nil until the
@@ -116,7 +117,7 @@ func (m *h2mux) start(j ljob) {
 	idx := m.alloc()
 	hj := &m.jobs[idx]
 	hj.ljob = j
-	hj.resp = lresponse{RawResponse: session.RawResponse{Head: hj.resp.Head[:0], Body: hj.resp.Body[:0]}}
+	hj.resp = lresponse{RawResponse: session.RawResponse{Head: hj.resp.Head[:0], Body: hj.resp.Body[:0]}, reqPath: hj.resp.reqPath[:0]}
 	hj.keep, hj.keepHead, hj.isGRPC = 0, false, false
 	l.busy++
 	l.armScan()
@@ -124,19 +125,22 @@ func (m *h2mux) start(j ljob) {
 	hj.connect, m.c.connect = m.c.connect, 0
 	hj.deadline = j.ready + int64(j.pr.Timeout)
 	req := j.pr.H2 // a static request, converted and encoded once
-	if req == nil {
+	if req == nil || l.cookieStore(&j) != nil {
 		wire := j.pr.Wire
 		if wire == nil {
 			hj.wbuf = l.render(hj.wbuf[:0], &j)
 			wire = hj.wbuf
 		}
-		if err := h2.FromHTTP1(wire, m.scheme, &m.req); err != nil {
-			m.release(idx)
-			l.busy--
-			l.finishJob(j, -1, 0, 0, hj.connect, err)
-			return
+		// Cookies added make it longer: then it converts as one with holes.
+		if withCookies := l.withCookies(&j, wire, &hj.cbuf, &hj.resp); req == nil || len(withCookies) != len(wire) {
+			if err := h2.FromHTTP1(withCookies, m.scheme, &m.req); err != nil {
+				m.release(idx)
+				l.busy--
+				l.finishJob(j, -1, 0, 0, hj.connect, err)
+				return
+			}
+			req = &m.req
 		}
-		req = &m.req
 	}
 	s, err := m.conn.Start(req, int64(idx))
 	if err != nil {

@@ -2,6 +2,8 @@ package loop
 
 import (
 	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/internal/cookiejar"
+	"github.com/tressi/tressi/internal/digest"
 	"github.com/tressi/tressi/results"
 )
 
@@ -22,7 +24,9 @@ type lsession struct {
 	answered bool  // the last request got a response
 	captured [][]byte
 	have     []bool
-	conns    []*lconn // by target: the session's own connections
+	conns    []*lconn         // by target: the session's own connections
+	jar      cookiejar.Jar    // its cookies (cookies_linux.go), emptied for the next session
+	digest   *digest.Answerer // its digest_auth answers, once challenged (digest_linux.go)
 }
 
 // wake ids in the loop's heap: a closed-model user u is u, a session s is
@@ -47,6 +51,8 @@ func (l *evloop) startSession(k uint64, entry int, user int32, ready, deadline i
 	if s.conns == nil {
 		s.conns = make([]*lconn, len(l.targets))
 	}
+	s.jar.Reset()
+	s.digest = nil
 	l.liveSessions++
 	l.sessionNext(id)
 }
@@ -122,6 +128,7 @@ func (l *evloop) sessionCapture(j *ljob, resp *lresponse) {
 	if st := j.st; len(st.Capture) > 0 {
 		s := &l.sessions[j.sess]
 		st.FillCaptures(s.captured, s.have, &resp.RawResponse, resp.status, true)
+		st.CookieCapture(s.captured, s.have, l.cookieStore(j), &l.ex.Cookies, j.pr.Spec.Target, resp.reqPath, resp.status >= 200 && resp.status <= 399)
 	}
 }
 

@@ -25,6 +25,8 @@ type Executor struct {
 	Pick  func(uint64) int // closed model selection
 	Bucks []*Bucket        // closed model per-entry max_rate, nil when uncapped
 	Scen  *scenarios       // scenario entries and their sessions; nil without any
+	// Cookies: each entry's cookie mode and the run's shared jar (cookies.go).
+	Cookies RunCookies
 	// WSProgs are the WebSocket scenarios' programs, by entry (nil for
 	// the others); nil without WebSocket scenarios.
 	WSProgs []*WSProgram

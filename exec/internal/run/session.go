@@ -29,8 +29,9 @@ type SessionStep struct {
 	Capture []session.Capturer
 	Needs   []int
 	// What the captures read of a response: the loop keeps a response's
-	// head, or its body up to captureBodyLimit, only when they do.
-	ReadsHead, ReadsBody bool
+	// head, or its body up to captureBodyLimit, only when they do;
+	// ReadsCookies: a cookie() capture reads the session's jar.
+	ReadsHead, ReadsBody, ReadsCookies bool
 }
 
 // newSessionStep compiles an HTTP request step of a session, HTTP
@@ -46,6 +47,7 @@ func newSessionStep(ex *Executor, st *compile.Step) (SessionStep, error) {
 		ss.Capture = append(ss.Capture, cp)
 		ss.ReadsBody = ss.ReadsBody || cp.ReadsBody()
 		ss.ReadsHead = ss.ReadsHead || !cp.ReadsBody()
+		ss.ReadsCookies = ss.ReadsCookies || c.Kind == compile.CaptureCookie
 	}
 	ss.Needs = ss.Req.Spec.CaptureSlots()
 	return ss, nil

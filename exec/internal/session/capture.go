@@ -37,8 +37,8 @@ func NewCapturer(c compile.Capture) (Capturer, error) {
 	switch c.Kind {
 	case compile.CaptureJSON:
 		cp.path, err = ParseJSONPath(c.Expr)
-	case compile.CaptureHeader:
-		cp.header = c.Expr
+	case compile.CaptureHeader, compile.CaptureCookie:
+		cp.header = c.Expr // cookie: the cookie's name, read from the session's jar
 	case compile.CaptureRegex:
 		cp.re, err = regexp.Compile(c.Expr)
 	default:
@@ -125,7 +125,14 @@ func (f *FastResponse) captureBody() []byte {
 func (f *FastResponse) captureHeader(name string) []byte { return f.R.Header.Peek(name) }
 
 // ReadsBody says whether the capture reads the body (else the head).
-func (c *Capturer) ReadsBody() bool { return c.kind != compile.CaptureHeader }
+func (c *Capturer) ReadsBody() bool {
+	return c.kind != compile.CaptureHeader && c.kind != compile.CaptureCookie
+}
+
+// Cookie is the name of the cookie a cookie() capture reads from the
+// session's jar after the response (the engines fill it, not Extract);
+// false for the other kinds.
+func (c *Capturer) Cookie() (string, bool) { return c.header, c.kind == compile.CaptureCookie }
 
 // Extract appends the captured value to dst and reports whether there was
 // one. An empty value counts as missing: a later request must never go out
