@@ -1,15 +1,18 @@
 package cookiejar
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/tressi/tressi/h1"
+)
 
 // The loop's engines hold requests and response heads as HTTP/1.1 bytes
 // (HTTP/2 requests are converted from them; HTTP/2 response fields are
 // kept as "name: value" lines): these read and write cookies there.
 
 var (
-	crlf         = []byte("\r\n")
-	setCookieKey = []byte("set-cookie:")
-	cookieKey    = []byte("cookie:")
+	crlf      = []byte("\r\n")
+	cookieKey = []byte("cookie:")
 )
 
 // SetFromHead stores every Set-Cookie line of a response head (a status
@@ -17,17 +20,9 @@ var (
 // returns how many it stored; a head without one costs a scan.
 func (j *Jar) SetFromHead(head []byte, host string, path []byte, secure bool, now int64) int {
 	n := 0
-	for len(head) > 0 {
-		line := head
-		if i := bytes.Index(head, crlf); i >= 0 {
-			line, head = head[:i], head[i+2:]
-		} else {
-			head = nil
-		}
-		if len(line) > len(setCookieKey) && bytes.EqualFold(line[:len(setCookieKey)], setCookieKey) {
-			if j.SetCookie(string(bytes.TrimSpace(line[len(setCookieKey):])), host, string(path), secure, now) {
-				n++
-			}
+	for v := range h1.FieldValues(head, "set-cookie") {
+		if j.SetCookie(string(v), host, string(path), secure, now) {
+			n++
 		}
 	}
 	return n

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/tressi/tressi/h1"
 	"github.com/tressi/tressi/internal/digest"
 )
 
@@ -73,7 +74,6 @@ func (l *evloop) withDigest(j *ljob, wire []byte, buf *[]byte) []byte {
 var (
 	crlf        = []byte("\r\n")
 	headEndMark = []byte("\r\n\r\n")
-	wwwAuth     = []byte("www-authenticate:")
 )
 
 // answerChallenge takes a 401 to j on c that carries a Digest challenge:
@@ -111,17 +111,9 @@ func (l *evloop) answerChallenge(c *lconn, j *ljob, resp *lresponse, keepConn bo
 // digestChallenge is the first Digest challenge the WWW-Authenticate
 // lines of head hold.
 func digestChallenge(head []byte) (digest.Challenge, bool) {
-	for len(head) > 0 {
-		line := head
-		if i := bytes.Index(head, crlf); i >= 0 {
-			line, head = head[:i], head[i+2:]
-		} else {
-			head = nil
-		}
-		if len(line) > len(wwwAuth) && bytes.EqualFold(line[:len(wwwAuth)], wwwAuth) {
-			if ch, err := digest.ParseChallenge(string(bytes.TrimSpace(line[len(wwwAuth):]))); err == nil {
-				return ch, true
-			}
+	for v := range h1.FieldValues(head, "www-authenticate") {
+		if ch, err := digest.ParseChallenge(string(v)); err == nil {
+			return ch, true
 		}
 	}
 	return digest.Challenge{}, false

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/h1"
 )
 
 // Capturer takes one named value from a step's response into a session's
@@ -161,50 +162,14 @@ func (c *Capturer) Extract(dst []byte, resp CaptureSource) ([]byte, bool) {
 	return append(dst, v...), true
 }
 
-// headerValue is the first value of header name in a raw response head
-// (status line, fields, CRLF line ends), without surrounding blanks; nil if
-// absent. Names match case-insensitively, as fasthttp's Peek does.
+// headerValue is the first value of header name in a raw response head,
+// without surrounding blanks; nil if absent. Names match
+// case-insensitively, as fasthttp's Peek does.
 func headerValue(head []byte, name string) []byte {
-	lines := head
-	if i := bytes.IndexByte(lines, '\n'); i >= 0 {
-		lines = lines[i+1:] // past the status line
-	}
-	for len(lines) > 0 {
-		line := lines
-		if i := bytes.IndexByte(lines, '\n'); i >= 0 {
-			line, lines = lines[:i], lines[i+1:]
-		} else {
-			lines = nil
-		}
-		if cr := bytes.IndexByte(line, '\r'); cr >= 0 {
-			line = line[:cr] // a line ends at CRLF; a bare CR ends it too
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 || !asciiEqualFold(line[:colon], name) {
-			continue
-		}
-		return bytes.Trim(line[colon+1:], " \t")
+	for v := range h1.FieldValues(head, name) {
+		return v
 	}
 	return nil
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // RawResponse is a response as the loop keeps it: its head and the kept
