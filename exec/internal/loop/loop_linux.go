@@ -504,14 +504,7 @@ func (l *evloop) dispatch(j ljob) {
 		l.begin(c, j)
 		return
 	}
-	if t.open < t.maxConns {
-		l.dial(t, j)
-		return
-	}
-	t.queue.Push(j)
-	l.queued++
-	l.ex.ConnWaits.Add(1)
-	l.armScan()
+	l.dialOrQueue(t, j)
 }
 
 // dispatchOwn gives a job of a session with its own connections the
@@ -519,19 +512,27 @@ func (l *evloop) dispatch(j ljob) {
 // connections count against the target's cap like the pool's: an idle
 // pool connection makes room for it.
 func (l *evloop) dispatchOwn(t *ltarget, j ljob) {
-	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.mux != nil {
-		// Its own HTTP/2 connection: a session sends one request at a
-		// time, so a stream is free.
-		l.muxStart(c, j)
-		return
-	}
-	if c := l.sessions[j.sess].conns[t.idx]; c != nil && c.state == connIdle {
-		l.begin(c, j)
-		return
+	if c := l.sessions[j.sess].conns[t.idx]; c != nil {
+		if c.mux != nil {
+			// Its own HTTP/2 connection: a session sends one request at
+			// a time, so a stream is free.
+			l.muxStart(c, j)
+			return
+		}
+		if c.state == connIdle {
+			l.begin(c, j)
+			return
+		}
 	}
 	if t.open >= t.maxConns && len(t.idle) > 0 {
 		l.closeConn(t.idle[0])
 	}
+	l.dialOrQueue(t, j)
+}
+
+// dialOrQueue dials j a new connection to t while t's cap allows, or
+// queues it until one frees.
+func (l *evloop) dialOrQueue(t *ltarget, j ljob) {
 	if t.open < t.maxConns {
 		l.dial(t, j)
 		return
