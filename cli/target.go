@@ -113,14 +113,8 @@ func runTarget(ctx context.Context, o targetOptions, stdout io.Writer) error {
 		return runGRPCTarget(ctx, ln, map[string]string{"http": "grpc", "https": "grpcs"}[scheme], stdout)
 	}
 	srv := testserver.New(testserver.Options{})
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
-
-	select {
-	case <-ctx.Done():
-	case err := <-served:
-		return withCode(ExitInternal, fmt.Errorf("target: serving %s: %w", ln.Addr(), err))
+	if err := serveUntilDone(ctx, ln, scheme, "", srv.Serve, stdout); err != nil {
+		return err
 	}
 	if err := srv.Close(); err != nil {
 		return withCode(ExitInternal, fmt.Errorf("target: shutting down: %w", err))
@@ -174,4 +168,18 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// serveUntilDone serves ln with serve, prints the address scripts read,
+// and returns once ctx is done (nil) or serving failed.
+func serveUntilDone(ctx context.Context, ln net.Listener, scheme, what string, serve func(net.Listener) error, stdout io.Writer) error {
+	served := make(chan error, 1)
+	go func() { served <- serve(ln) }()
+	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-served:
+		return withCode(ExitInternal, fmt.Errorf("target: serving %s%s: %w", what, ln.Addr(), err))
+	}
 }

@@ -17,13 +17,8 @@ func runGRPCTarget(ctx context.Context, ln net.Listener, scheme string, stdout i
 		ln.Close()
 		return withCode(ExitInternal, err)
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
-	select {
-	case <-ctx.Done():
-	case err := <-served:
-		return withCode(ExitInternal, fmt.Errorf("target: serving gRPC on %s: %w", ln.Addr(), err))
+	if err := serveUntilDone(ctx, ln, scheme, "gRPC on ", srv.Serve, stdout); err != nil {
+		return err
 	}
 	srv.Stop()
 	fmt.Fprintln(stdout, "calls by method and code:")
