@@ -123,20 +123,15 @@ func (l *wsLoop) queueTimeout(q wsQueued) {
 	l.userFree(q.user, l.now)
 }
 
-// stopSending reports whether a session must send nothing more: the run
-// stops (interrupt, early exit), or the schedule's end plus the grace has
-// passed (schedule_end.go). A session cut by the schedule's end counts in
-// the outcome's overrun, once.
+// stopSending reports whether a session must send nothing more, by the
+// rule every session follows (run.Halt.StopsSession). A session cut by the
+// schedule's end counts in the outcome's overrun, once.
 func (l *wsLoop) stopSending(s *wsSession) bool {
-	stopping, pastEnd := l.halt.stopping, l.halt.pastEnd
-	if !stopping && !pastEnd {
-		if l.now < s.deadline {
-			return false
-		}
-		s.cut = true // a closed-model user's session past its user's stop and the grace
-		return true
+	cut, overrun := l.halt.StopsSession(l.now, s.deadline)
+	if !cut {
+		return false
 	}
-	if !stopping && !s.cut {
+	if overrun && !s.cut {
 		l.ex.Overrun.Cut.Add(1)
 	}
 	s.cut = true
@@ -149,7 +144,7 @@ func (l *wsLoop) stopSending(s *wsSession) bool {
 // Sessions waiting for an answer go on waiting: the answer, its timeout or
 // the abort after the grace ends them.
 func (l *wsLoop) cutAll() {
-	if l.cutting || (!l.halt.stopping && !l.halt.pastEnd) {
+	if l.cutting || (!l.halt.Stopping && !l.halt.PastEnd) {
 		return
 	}
 	l.cutting = true

@@ -44,7 +44,7 @@ type wsLoop struct {
 	marks   bool        // some step marks its frames: scan incoming frames for marks
 	tag     uint32      // this run's mark tag
 	block   []wsSession // sessions allocated and not used yet
-	halt    wsHalt      // whether sending stops, as of the last wake-up
+	halt    run.Halt    // whether sending stops, as of the last wake-up
 	touched uintptr     // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
@@ -229,18 +229,11 @@ func wsTargets(ex *run.Executor) ([]*wsTarget, error) {
 // the next burst, a little late (the lateness is its send lag), and the
 // loop wakes once per quantum, not once per frame.
 
-// wsHalt is whether the run stopped sending (an interrupt, an early exit)
-// or passed its schedule's end, looked at once per wake-up rather than
-// once per frame: the first is a channel, the second an atomic.
-type wsHalt struct{ stopping, pastEnd bool }
-
-func (h *wsHalt) look(ex *run.Executor) { h.stopping, h.pastEnd = ex.Stopping(), ex.PastEnd() }
-
 // begin starts a round of the host's: the clock, and whether sending
 // stops.
 func (l *wsLoop) begin(now int64) {
 	l.now = now
-	l.halt.look(l.ex)
+	l.halt = l.ex.Look()
 }
 
 // slot starts slot k's session of entry e, due at due, or records it not
@@ -294,7 +287,7 @@ func (l *wsLoop) sleepable() bool { return l.outs == 0 && l.handshaking == 0 && 
 func (l *wsLoop) woke(now int64, evs []unix.EpollEvent, full bool) {
 	l.full = full
 	l.now = now
-	l.halt.look(l.ex)
+	l.halt = l.ex.Look()
 	for i := range evs {
 		if id := evs[i].Fd; id >= 0 && id&sys.WSBit != 0 && int(id&^sys.WSBit) < len(l.sess) {
 			l.touched += l.sess[id&^sys.WSBit].touch()
