@@ -92,7 +92,7 @@ func (l *evloop) callBound(c *lconn, idx int32, j *ljob) {
 	}
 	s.rep++
 	s.ready = l.now + j.st.Think
-	l.wakes.Push(s.ready, sessionWake(j.sess))
+	l.wakeSession(s.ready, j.sess)
 }
 
 // callOpenFailed records what the open step j's failure leaves: the call
@@ -104,7 +104,7 @@ func (l *evloop) callOpenFailed(j ljob, err error) {
 	s.rep++
 	s.ready = l.ex.Clock.Now() + j.st.Think
 	s.answered = false
-	l.wakes.Push(s.ready, sessionWake(j.sess))
+	l.wakeSession(s.ready, j.sess)
 }
 
 // replyHook is the function a stream's job hands each whole reply to.
@@ -236,7 +236,7 @@ func (l *evloop) callStepDone(id int32, done int64, answered bool) {
 	s.rep++
 	s.ready = done + st.Think
 	s.answered = answered
-	l.wakes.Push(s.ready, sessionWake(id))
+	l.wakeSession(s.ready, id)
 }
 
 // callStep runs repeat s.rep of stream step st (not the open: its job is
@@ -283,6 +283,7 @@ func (l *evloop) callStep(id int32, st *run.SessionStep) bool {
 		}
 		c.wait = waitEnd
 		c.deadline = now + int64(st.Req.Timeout)
+		l.armConn(c.c, c.deadline)
 		return false
 	}
 	// A send (message, maybe awaited) or a receive (an await alone).
@@ -307,6 +308,9 @@ func (l *evloop) callStep(id int32, st *run.SessionStep) bool {
 	c.want = st.Call.Want(c.want, l.callValues(s))
 	c.wait = waitReply
 	c.deadline = now + st.Call.Await.Timeout
+	if c.live {
+		l.armConn(c.c, c.deadline)
+	}
 	if c.sent < 0 {
 		c.sent = now
 	}
@@ -351,24 +355,29 @@ func (l *evloop) callCancel(s *lsession) {
 	c.live, c.ended, c.code, c.c = false, true, uint16(grpc.Canceled), nil
 }
 
-// callScan times out the session's wait on the stream of job hj: an
+// callTimeout times out the session's wait on the stream of job hj: an
 // await past its timeout is await_timeout, a finish past the target's
-// timeout cancels the call.
-func (l *evloop) callScan(hj *h2job, now int64) {
+// timeout cancels the call. It returns when the wait times out
+// (math.MaxInt64: the session waits for nothing), for c's timer.
+func (l *evloop) callTimeout(hj *h2job, now int64) int64 {
 	s := &l.sessions[hj.sess]
 	c := &s.call
-	if c.wait == waitNone || now < c.deadline {
-		return
+	if c.wait == waitNone {
+		return math.MaxInt64
+	}
+	if now < c.deadline {
+		return c.deadline
 	}
 	if c.wait == waitReply {
 		l.callUnanswered(hj.sess, now)
-		return
+		return math.MaxInt64
 	}
 	st := c.st
 	c.wait = waitNone
 	l.callCancel(s)
 	l.callKeep(st, run.WSRow(s.k, st.Req.Endpoint, c.sched, c.sent, now, uint16(grpc.DeadlineExceeded), results.Timeout, c.out, 0), nil)
 	l.callStepDone(hj.sess, now, false)
+	return math.MaxInt64
 }
 
 // callEnd cancels the session's call if it is still live as the session
