@@ -4,6 +4,7 @@ import (
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/internal/cookiejar"
 	"github.com/tressi/tressi/internal/digest"
+	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
@@ -27,6 +28,7 @@ type lsession struct {
 	conns    []*lconn         // by target: the session's own connections
 	jar      cookiejar.Jar    // its cookies (cookies_linux.go), emptied for the next session
 	digest   *digest.Answerer // its digest_auth answers, once challenged (digest_linux.go)
+	call     lcall            // its gRPC streaming call (grpcstream_linux.go)
 }
 
 // startSession starts entry's session for slot k, ready at ready; user is
@@ -98,6 +100,12 @@ func (l *evloop) sessionNext(id int32) {
 			s.rep++
 			continue // nothing was sent, so there is nothing to think about
 		}
+		if st.Kind.Call() && st.Kind != plan.StepCallOpen {
+			if l.callStep(id, st) {
+				continue
+			}
+			return
+		}
 		l.dispatch(ljob{k: s.k, entry: s.entry, user: -1, sess: id, st: st, pr: st.Req, sched: s.ready, ready: l.now, own: sc.OwnConn})
 		return
 	}
@@ -150,6 +158,7 @@ func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
 // any, to its next request.
 func (l *evloop) endSession(id int32) {
 	s := &l.sessions[id]
+	l.callEnd(s)
 	for t, c := range s.conns {
 		if c != nil {
 			l.closeConn(c)
