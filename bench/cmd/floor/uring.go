@@ -12,14 +12,17 @@ import (
 )
 
 // The io_uring floor: the closed model's loop with its system calls
-// replaced by one io_uring_enter per wake-up, which submits every send and
-// receive queued since the last one and waits for the next completion. A
-// send's completion is skipped on success (IOSQE_CQE_SKIP_SUCCESS), so a
-// request costs one submission of each and one completion, and the waits
-// are shared by whatever completes together. The ring is set up for one
-// thread (SINGLE_ISSUER, DEFER_TASKRUN: completions are run in the wait
-// that reaps them, not by interrupting the loop). What this floor costs
-// beside the epoll one says what an io_uring backend could win.
+// replaced by one io_uring_enter per wake-up, which submits every send
+// queued since the last one and waits for the next completion. Each
+// connection has one multishot receive for the whole run, filling buffers
+// the loop provides in a ring (a completion per arrival, each naming its
+// buffer, handed back once read); a send's completion is skipped on
+// success (IOSQE_CQE_SKIP_SUCCESS). So a request costs one submission and
+// one completion, and the waits are shared by whatever completes together.
+// The ring is set up for one thread (SINGLE_ISSUER, DEFER_TASKRUN:
+// completions are run in the wait that reaps them, not by interrupting the
+// loop). What this floor costs beside the epoll one says what an io_uring
+// backend could win.
 
 // The kernel's io_uring ABI (include/uapi/linux/io_uring.h).
 const (
@@ -34,8 +37,80 @@ const (
 
 	ioringOpSend        = 26
 	ioringOpRecv        = 27
+	iosqeBufferSelect   = 1 << 5
 	iosqeCQESkipSuccess = 1 << 6
+	ioringRecvMultishot = 1 << 1
+	ioringCQEFMore      = 1 << 1
+	ioringCQEBufShift   = 16
+
+	ioringRegisterPbufRing = 22
+	bufGroup               = 1
+	bufSize                = 512
 )
+
+// bufReg is io_uring_buf_reg: the provided-buffer ring to register.
+type bufReg struct {
+	ringAddr    uint64
+	ringEntries uint32
+	bgid        uint16
+	flags       uint16
+	resv        [3]uint64
+}
+
+// ringBuf is io_uring_buf, an entry of the provided-buffer ring; the first
+// entry's last 2 bytes are the ring's tail.
+type ringBuf struct {
+	addr uint64
+	len  uint32
+	bid  uint16
+	resv uint16
+}
+
+// bufRing is the loop's provided buffers: the kernel takes one per arrival
+// and names it in the completion; the loop hands it back once read.
+type bufRing struct {
+	mem   []byte // the ring's entries, page-aligned
+	bufs  []ringBuf
+	mask  uint16
+	local uint16
+	data  []byte
+}
+
+func newBufRing(r *ring, entries int) (*bufRing, error) {
+	mem, err := unix.Mmap(-1, 0, entries*int(unsafe.Sizeof(ringBuf{})), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, os.NewSyscallError("mmap buffer ring", err)
+	}
+	b := &bufRing{mem: mem, mask: uint16(entries - 1), data: make([]byte, entries*bufSize)}
+	b.bufs = unsafe.Slice((*ringBuf)(unsafe.Pointer(&mem[0])), entries)
+	reg := bufReg{ringAddr: uint64(uintptr(unsafe.Pointer(&mem[0]))), ringEntries: uint32(entries), bgid: bufGroup}
+	if _, _, e := unix.RawSyscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), ioringRegisterPbufRing, uintptr(unsafe.Pointer(&reg)), 1, 0, 0); e != 0 {
+		unix.Munmap(mem)
+		return nil, fmt.Errorf("io_uring_register PBUF_RING: %w (provided-buffer rings need Linux 5.19)", e)
+	}
+	for i := range entries {
+		b.give(uint16(i))
+	}
+	b.publish()
+	return b, nil
+}
+
+// give puts buffer bid back in the ring; publish makes what was given
+// visible to the kernel.
+func (b *bufRing) give(bid uint16) {
+	e := &b.bufs[b.local&b.mask]
+	e.addr, e.len, e.bid = uint64(uintptr(unsafe.Pointer(&b.data[int(bid)*bufSize]))), bufSize, bid
+	b.local++
+}
+
+func (b *bufRing) publish() {
+	// The tail is the high half of the 32-bit word whose low half is the
+	// first entry's bid: one 32-bit store, as Go has no 16-bit atomic.
+	word := (*uint32)(unsafe.Pointer(&b.bufs[0].bid))
+	atomic.StoreUint32(word, uint32(b.local)<<16|uint32(b.bufs[0].bid))
+}
+
+func (b *bufRing) close() { unix.Munmap(b.mem) }
 
 type sqringOffsets struct {
 	head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
@@ -169,13 +244,6 @@ func (r *ring) enter(wait bool) error {
 	return nil
 }
 
-// uringConn is a connection's state in the ring's loop: its receive buffer
-// stays put while the kernel owns it.
-type uringConn struct {
-	conn
-	rbuf []byte
-}
-
 // closedUring runs every connection back to back for d through the ring.
 func (l *loop) closedUring(d time.Duration) error {
 	r, err := newRing(uint32(min(4096, max(16, 2*len(l.conns)))))
@@ -183,13 +251,15 @@ func (l *loop) closedUring(d time.Duration) error {
 		return err
 	}
 	defer r.close()
-	uc := make([]uringConn, len(l.conns))
-	for i := range l.conns {
-		if err := unix.SetNonblock(l.conns[i].fd, false); err != nil {
-			return err
-		}
-		uc[i] = uringConn{conn: l.conns[i], rbuf: make([]byte, max(l.respLen, 512))}
+	nbuf := 16
+	for nbuf < 2*len(l.conns) && nbuf < 1<<15 {
+		nbuf *= 2
 	}
+	bufs, err := newBufRing(r, nbuf)
+	if err != nil {
+		return err
+	}
+	defer bufs.close()
 	// slot is a free submission entry, entering first when the ring is full.
 	slot := func() (*sqe, error) {
 		if s := r.next(); s != nil {
@@ -200,29 +270,37 @@ func (l *loop) closedUring(d time.Duration) error {
 		}
 		return r.next(), nil
 	}
-	// queue asks for connection i's next bytes, after its request when send.
-	queue := func(i int, send bool) error {
-		c := &uc[i]
-		if send {
-			s, err := slot()
-			if err != nil {
-				return err
-			}
-			s.opcode, s.flags, s.fd, s.opFlags = ioringOpSend, iosqeCQESkipSuccess, int32(c.fd), unix.MSG_NOSIGNAL
-			s.addr, s.len, s.userData = uint64(uintptr(unsafe.Pointer(&l.request[0]))), uint32(len(l.request)), uint64(i)|1<<63
-		}
+	send := func(i int) error {
 		s, err := slot()
 		if err != nil {
 			return err
 		}
-		s.opcode, s.fd, s.userData = ioringOpRecv, int32(c.fd), uint64(i)
-		s.addr, s.len = uint64(uintptr(unsafe.Pointer(&c.rbuf[c.got]))), uint32(len(c.rbuf)-c.got)
+		c := &l.conns[i]
+		s.opcode, s.flags, s.fd, s.opFlags = ioringOpSend, iosqeCQESkipSuccess, int32(c.fd), unix.MSG_NOSIGNAL
+		s.addr, s.len, s.userData = uint64(uintptr(unsafe.Pointer(&l.request[0]))), uint32(len(l.request)), uint64(i)|1<<63
+		c.busy, c.got = true, 0
+		l.busy++
 		return nil
 	}
-	for i := range uc {
-		uc[i].busy, uc[i].got = true, 0
-		l.busy++
-		if err := queue(i, true); err != nil {
+	// receive arms connection i's multishot receive: it lasts until the
+	// kernel ends it (a completion without IORING_CQE_F_MORE).
+	receive := func(i int) error {
+		s, err := slot()
+		if err != nil {
+			return err
+		}
+		s.opcode, s.fd, s.userData = ioringOpRecv, int32(l.conns[i].fd), uint64(i)
+		s.ioprio, s.flags, s.bufIndex = ioringRecvMultishot, iosqeBufferSelect, bufGroup
+		return nil
+	}
+	for i := range l.conns {
+		if err := unix.SetNonblock(l.conns[i].fd, false); err != nil {
+			return err
+		}
+		if err := receive(i); err != nil {
+			return err
+		}
+		if err := send(i); err != nil {
 			return err
 		}
 	}
@@ -239,15 +317,24 @@ func (l *loop) closedUring(d time.Duration) error {
 				return fmt.Errorf("send: %v", unix.Errno(-ev.res)) // only a failed send completes
 			}
 			i := int(ev.userData)
-			c := &uc[i]
+			c := &l.conns[i]
+			nobufs := ev.res == -int32(unix.ENOBUFS)
+			if ev.flags&ioringCQEFMore == 0 && (ev.res > 0 || nobufs) {
+				// The kernel ended the receive (every buffer taken, say):
+				// armed again, it runs once the buffers read below are back.
+				if err := receive(i); err != nil {
+					return err
+				}
+			}
+			if nobufs {
+				continue
+			}
 			if ev.res <= 0 {
 				return fmt.Errorf("the target closed a connection (recv: %d): give it keep-alive without a request limit", ev.res)
 			}
+			bufs.give(uint16(ev.flags >> ioringCQEBufShift)) // the bytes are counted, not read
 			c.got += int(ev.res)
 			if c.got < l.respLen {
-				if err := queue(i, false); err != nil {
-					return err
-				}
 				continue
 			}
 			if c.got > l.respLen {
@@ -257,14 +344,13 @@ func (l *loop) closedUring(d time.Duration) error {
 			c.busy, c.got = false, 0
 			l.busy--
 			if !over {
-				c.busy = true
-				l.busy++
-				if err := queue(i, true); err != nil {
+				if err := send(i); err != nil {
 					return err
 				}
 			}
 		}
 		atomic.StoreUint32(r.cqHead, head)
+		bufs.publish()
 		if over && l.busy == 0 {
 			return nil
 		}
