@@ -70,8 +70,8 @@ func (l *evloop) newSession() int32 {
 // missing a value, and ends the session after its last step. Requests are
 // scheduled at the instant they became ready (previous end + think), so
 // corrected latency also covers the waits inside a session. No request
-// starts after the deadline or once the run stops: after a stop, what is
-// left of the session is recorded as not_sent.
+// starts at or after the deadline or once the run stops: what is left of
+// the session is then recorded as not_sent (run.Halt.StopsSession).
 func (l *evloop) sessionNext(id int32) {
 	s := &l.sessions[id]
 	sc := s.sc
@@ -82,13 +82,11 @@ func (l *evloop) sessionNext(id int32) {
 			continue
 		}
 		if s.started {
-			if stopping, pastEnd := l.ex.Stopping(), l.ex.PastEnd(); stopping || pastEnd || s.ready > s.deadline {
-				if stopping || pastEnd {
-					if !stopping {
-						l.ex.Overrun.Cut.Add(1) // see schedule_end.go
-					}
-					l.sink.NotSentFrom(s.k, sc, s.step, s.rep, s.ready)
+			if cut, overrun := l.ex.Look().StopsSession(l.now, s.deadline); cut {
+				if overrun {
+					l.ex.Overrun.Cut.Add(1) // see schedule_end.go
 				}
+				l.sink.NotSentFrom(s.k, sc, s.step, s.rep, s.ready)
 				break
 			}
 			if s.ready > l.now {
