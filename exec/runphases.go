@@ -310,6 +310,7 @@ func (r *runState) finish() error {
 	ex.Rec.Totals.First.Fill(meta, opt.StartTolerance)
 	meta.Protocols = ex.ConnProtocols()
 	meta.ConnectionWaits = ex.ConnWaits.Load()
+	meta.GRPCStreams = ex.StreamFigures()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.Cl.TLSMeta(s.Targets)
 	if meta.TLS != nil {

@@ -160,6 +160,13 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 // connect time of the connection it opened (0: none), which a failed row
 // keeps as an answered one does.
 func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
+	if j.isCallOpen() {
+		// A stream that never opened records no row of its own: its
+		// steps record err as they come.
+		l.refill(l.targets[j.pr.Spec.Target])
+		l.callOpenFailed(j, err)
+		return
+	}
 	done := l.ex.Clock.Now()
 	row := l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	row.Connect = connect
