@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -250,7 +251,19 @@ func TestGRPCStreamsCountAsTheServer(t *testing.T) {
 	add("ServerStream", "server.status")
 	add("ServerStream", "deadline.status")
 	add("ClientStream", "client.status")
+	// A handler may still be running when the run ends (the deadline
+	// scenario's sleeps past its client's deadline): wait until the
+	// server has counted as many calls as tressi, or 5 s.
+	sum := func(m map[grpctarget.Key]int64) (n int64) {
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
 	server := srv.Calls()
+	for end := time.Now().Add(5 * time.Second); sum(server) < sum(calls) && time.Now().Before(end); server = srv.Calls() {
+		time.Sleep(20 * time.Millisecond)
+	}
 	for k, n := range server {
 		if calls[k] != n {
 			t.Errorf("%s %s: tressi counted %d calls, the server %d", k.Method, grpc.Code(k.Code), calls[k], n)

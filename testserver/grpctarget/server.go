@@ -277,9 +277,10 @@ func (s *Server) countStream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	err := h(srv, ss)
 	if strings.HasPrefix(info.FullMethod, "/"+Service+"/") {
 		counted := err
-		if d, ok := ss.Context().Deadline(); ok && err != nil && !time.Now().Before(d) {
-			// Whatever the handler's send said as the deadline passed, the
-			// call ended at it, as the client sees it.
+		if d, ok := ss.Context().Deadline(); ok && !time.Now().Before(d) {
+			// Whatever the handler said as the deadline passed (its sends
+			// may still have gone into the transport's buffer, and it may
+			// even return nil), the call ended at it, as the client sees it.
 			counted = status.Error(codes.DeadlineExceeded, "deadline")
 		}
 		s.count(info.FullMethod, counted)
