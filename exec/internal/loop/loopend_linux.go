@@ -91,8 +91,7 @@ func (l *evloop) reuse(c *lconn) {
 	c.state = connIdle
 	t := c.t
 	if t.queue.Len() > 0 {
-		j := t.queue.Pop()
-		l.queued--
+		j := l.dequeue(t)
 		if j.own {
 			// A session waiting for a connection of its own: c's place
 			// in the cap becomes its.
@@ -202,9 +201,7 @@ func (l *evloop) refill(t *ltarget) {
 	}
 	l.refilling = true
 	for t.queue.Len() > 0 && t.open < t.maxConns && !l.ex.Aborted.Load() {
-		q := t.queue.Pop()
-		l.queued--
-		l.dial(t, q)
+		l.dial(t, l.dequeue(t))
 	}
 	l.refilling = false
 }

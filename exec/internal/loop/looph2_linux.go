@@ -120,10 +120,10 @@ func (m *h2mux) start(j ljob) {
 	hj.resp = lresponse{RawResponse: session.RawResponse{Head: hj.resp.Head[:0], Body: hj.resp.Body[:0]}, reqPath: hj.resp.reqPath[:0]}
 	hj.keep, hj.keepHead, hj.isGRPC = 0, false, false
 	l.busy++
-	l.armScan()
 	hj.sent = l.ex.Clock.Now()
 	hj.connect, m.c.connect = m.c.connect, 0
 	hj.deadline = j.ready + int64(j.pr.Timeout)
+	l.armConn(m.c, hj.deadline)
 	req := j.pr.H2 // a static request, converted and encoded once
 	if j.redir != nil {
 		req = nil // a redirect's next hop (redirect_linux.go)
@@ -335,9 +335,7 @@ func (l *evloop) muxFill(c *lconn) {
 		if t.queue.Peek().own {
 			return
 		}
-		j := t.queue.Pop()
-		l.queued--
-		c.mux.start(j)
+		c.mux.start(l.dequeue(t))
 	}
 }
 
@@ -428,22 +426,32 @@ func (t *ltarget) dropMux(c *lconn) {
 	}
 }
 
-// muxScan ends the streams of c that outlived their timeout: each is
-// cancelled (RST_STREAM) and recorded as a timeout.
-func (l *evloop) muxScan(c *lconn, now int64) {
+// muxTimeout ends the streams of c that outlived their timeout: each is
+// cancelled (RST_STREAM) and recorded as a timeout. It returns the
+// earliest deadline of the streams left (math.MaxInt64 for none).
+func (l *evloop) muxTimeout(c *lconn, now int64) int64 {
 	m := c.mux
+	next, ended := int64(math.MaxInt64), false
 	for i := range m.jobs {
 		hj := &m.jobs[i]
-		if hj.s == nil || now < hj.deadline {
+		if hj.s == nil {
+			continue
+		}
+		if now < hj.deadline {
+			next = min(next, hj.deadline)
 			continue
 		}
 		s := hj.s
 		out, in := s.Out, s.In
 		m.conn.Cancel(s)
 		l.muxDone(m, int32(i), out, in, now, timeoutError{})
+		ended = true
 	}
-	l.muxLater(c)
-	l.muxRetire(c)
+	if ended {
+		l.muxLater(c)
+		l.muxRetire(c)
+	}
+	return next
 }
 
 // errNoH2 is a TLS connection whose server did not choose HTTP/2.

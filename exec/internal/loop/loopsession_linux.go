@@ -29,10 +29,6 @@ type lsession struct {
 	digest   *digest.Answerer // its digest_auth answers, once challenged (digest_linux.go)
 }
 
-// wake ids in the loop's heap: a closed-model user u is u, a session s is
-// ^s (negative).
-func sessionWake(s int32) int32 { return ^s }
-
 // startSession starts entry's session for slot k, ready at ready; user is
 // the closed-model user running it, or -1.
 func (l *evloop) startSession(k uint64, entry int, user int32, ready, deadline int64) {
@@ -94,7 +90,7 @@ func (l *evloop) sessionNext(id int32) {
 				break
 			}
 			if s.ready > l.now {
-				l.wakes.Push(s.ready, sessionWake(id))
+				l.wakeSession(s.ready, id)
 				return
 			}
 		}
@@ -145,7 +141,7 @@ func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
 	// In the open model (sessions without a user) the next step waits for
 	// the next burst; see runOpen.
 	if !answered || st.Think > 0 || s.user < 0 {
-		l.wakes.Push(s.ready, sessionWake(j.sess))
+		l.wakeSession(s.ready, j.sess)
 		return
 	}
 	l.now = done

@@ -32,7 +32,6 @@ type wsLoop struct {
 
 	sess    []*wsSession // by id, the epoll data of its socket
 	free    []int32
-	timers  wsTimers
 	active  int
 	open    int
 	rbuf    []byte
@@ -42,12 +41,11 @@ type wsLoop struct {
 	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
 	targets []*wsTarget
-	marks   bool                   // some step marks its frames: scan incoming frames for marks
-	tag     uint32                 // this run's mark tag
-	due     []drive.Timed[wsTimer] // the timers being fired
-	block   []wsSession            // sessions allocated and not used yet
-	halt    wsHalt                 // whether sending stops, as of the last wake-up
-	touched uintptr                // what touch read (kept, so the reads are not dropped)
+	marks   bool        // some step marks its frames: scan incoming frames for marks
+	tag     uint32      // this run's mark tag
+	block   []wsSession // sessions allocated and not used yet
+	halt    wsHalt      // whether sending stops, as of the last wake-up
+	touched uintptr     // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
 	// open model does (runOpen): rxs reads them with the kernel's receive
@@ -265,16 +263,8 @@ func (l *wsLoop) expire() {
 // idle: no session runs or waits for a connection.
 func (l *wsLoop) idle() bool { return l.active == 0 && l.queued == 0 }
 
-// nextDue is the earliest instant a timer waits for, -1 for none.
-func (l *wsLoop) nextDue() int64 {
-	if l.timers.Len() > 0 {
-		return l.timers.Top()
-	}
-	return -1
-}
-
-// nextWake is the earliest instant the part must wake for: its timers'
-// burst (burst.wake of nextDue, by the host) or a queued session's
+// nextWake is the earliest instant the part must wake for: the timers'
+// burst (burst.Wake of the host's next timer) or a queued session's
 // expiry, -1 for none.
 func (l *wsLoop) nextWake(burst int64) int64 {
 	wake := burst
