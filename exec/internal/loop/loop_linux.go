@@ -113,10 +113,15 @@ type evloop struct {
 	ws *wsLoop
 }
 
-// ltarget is one target's share of connections in a loop.
+// ltarget is one target's share of connections in a loop, for every kind
+// of connection: the dial path, then the HTTP pool, then the WebSocket
+// sessions. The kinds share the cap's size (maxConns, this loop's share of
+// the target's connections) and count against it apart: open HTTP
+// connections, live WebSocket sessions.
 type ltarget struct {
 	dialTarget
-	idx      int // in the schedule's targets
+	idx      int    // in the schedule's targets
+	host     string // the Host a WebSocket upgrade names
 	maxConns int
 	open     int
 	idle     []*lconn
@@ -135,6 +140,10 @@ type ltarget struct {
 	// timerAt is the instant of the queue's entry in the loop's timer
 	// heap, -1 for none (looptimers_linux.go).
 	timerAt int64
+	// wsLive counts the WebSocket sessions holding a connection, wsQueue
+	// those waiting for one (wsadmit_linux.go).
+	wsLive  int
+	wsQueue drive.Fifo[wsQueued]
 }
 
 // What a target speaks (compile.Target.Protocol).
@@ -220,35 +229,40 @@ func newLoops(ex *run.Executor, n int, addrs []*net.TCPAddr) ([]*evloop, error) 
 		}
 		l := &evloop{ex: ex, p: p} // its sink comes with the recorder (startLoops…)
 		l.enc.vals.Seed = ex.S.Seed
-		if ex.WSProgs != nil {
-			if l.ws, err = newWSLoop(ex, l, ex.WSProgs, i, n); err != nil {
-				p.Close()
-				for _, l := range loops {
-					l.p.Close()
-				}
-				return nil, err
-			}
+		err = l.addTargets(addrs, i, n)
+		if err == nil && ex.WSProgs != nil {
+			l.ws = newWSLoop(ex, l, ex.WSProgs, i)
 		}
-		for ti := range ex.S.Targets {
-			t := &ex.S.Targets[ti]
-			share := t.Connections / n
-			if i < t.Connections%n {
-				share++
+		if err != nil {
+			p.Close()
+			for _, l := range loops {
+				l.p.Close()
 			}
-			d, err := dialTargetFor(ex, t, addrs[ti], false)
-			if err != nil {
-				p.Close()
-				for _, l := range loops {
-					l.p.Close()
-				}
-				return nil, err
-			}
-			l.targets = append(l.targets, &ltarget{dialTarget: d, idx: ti, maxConns: max(share, 1),
-				maxBody: int64(ex.MaxBody), proto: targetProto(t.Protocol), maxStreams: t.MaxStreams, timerAt: -1})
+			return nil, err
 		}
 		loops = append(loops, l)
 	}
 	return loops, nil
+}
+
+// addTargets gives loop i (of n) its share of each target's connections,
+// and the targets' dial paths.
+func (l *evloop) addTargets(addrs []*net.TCPAddr, i, n int) error {
+	ex := l.ex
+	for ti := range ex.S.Targets {
+		t := &ex.S.Targets[ti]
+		share := t.Connections / n
+		if i < t.Connections%n {
+			share++
+		}
+		d, err := dialTargetFor(ex, t, addrs[ti], ex.WSProgs != nil)
+		if err != nil {
+			return err
+		}
+		l.targets = append(l.targets, &ltarget{dialTarget: d, idx: ti, host: t.Host, maxConns: max(share, 1),
+			maxBody: int64(ex.MaxBody), proto: targetProto(t.Protocol), maxStreams: t.MaxStreams, timerAt: -1})
+	}
+	return nil
 }
 
 // discard closes a loop that will not run, and its warm-up connections.

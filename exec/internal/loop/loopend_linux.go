@@ -179,6 +179,13 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 // keeps as an answered one does. The figures are its last exchange's: a
 // digest round's or a redirect's earlier ones are added here.
 func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
+	if j.isCallOpen() {
+		// A stream that never opened records no row of its own: its
+		// steps record err as they come.
+		l.refill(l.targets[j.pr.Spec.Target])
+		l.callOpenFailed(j, err)
+		return
+	}
 	sent, out, in, connect = j.totals(sent, out, in, connect)
 	done := l.ex.Clock.Now()
 	row := l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)

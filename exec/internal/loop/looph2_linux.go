@@ -50,6 +50,11 @@ type h2job struct {
 	// slot first carries one, then reused.
 	call   *grpc.Call
 	isGRPC bool
+	// stream: the job is a session's streaming call, which stays open
+	// across the session's steps (grpcstream_linux.go); reply hands its
+	// replies over, made once per slot.
+	stream bool
+	reply  func([]byte, bool)
 }
 
 // startMux turns the connected c into an HTTP/2 connection: its first job
@@ -147,7 +152,11 @@ func (m *h2mux) start(j ljob) {
 			req = &m.req
 		}
 	}
-	s, err := m.conn.Start(req, int64(idx))
+	start := m.conn.Start
+	if j.isCallOpen() && j.st.Call.ClientStreams {
+		start = m.conn.Open // its messages follow in later steps
+	}
+	s, err := start(req, int64(idx))
 	if err != nil {
 		m.release(idx)
 		l.busy--
@@ -156,6 +165,9 @@ func (m *h2mux) start(j ljob) {
 	}
 	hj.s = s
 	l.streams++
+	if j.isCallOpen() {
+		l.callBound(m.c, idx, &j)
+	}
 }
 
 func (m *h2mux) alloc() int32 {
@@ -187,6 +199,12 @@ func (m *h2mux) Response(s *h2.Stream, status int) bool {
 	hj.keep, hj.resp.sampled, hj.keepHead = keep, sampled, keepHead
 	if hj.isGRPC = hj.pr.Spec.GRPC != nil; hj.isGRPC {
 		hj.grpcStart(status)
+		if hj.stream {
+			if hj.reply == nil {
+				hj.reply = m.replyHook(int32(s.Tag))
+			}
+			hj.call.Each = hj.reply
+		}
 	}
 	if keepHead {
 		// The head as a sample and headerValue read it: a status line,
@@ -237,6 +255,10 @@ func (m *h2mux) Closed(s *h2.Stream, err error) {
 // another.
 func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 	hj := &m.jobs[idx]
+	if hj.stream {
+		l.callEnded(m, idx, done, err)
+		return
+	}
 	j, sent := hj.ljob, hj.sent
 	l.busy--
 	l.streams--
@@ -435,6 +457,10 @@ func (l *evloop) muxTimeout(c *lconn, now int64) int64 {
 	for i := range m.jobs {
 		hj := &m.jobs[i]
 		if hj.s == nil {
+			continue
+		}
+		if hj.stream {
+			next = min(next, l.callTimeout(hj, now))
 			continue
 		}
 		if now < hj.deadline {

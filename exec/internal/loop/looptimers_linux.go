@@ -37,9 +37,10 @@ type timerHeap = drive.TimerHeap[timer]
 // wakeUser puts closed-model user u's next request at at.
 func (l *evloop) wakeUser(at int64, u int32) { l.wakeAt(at, timer{kind: timerUser, id: u}) }
 
-// wakeSession puts HTTP session id's next step at at.
+// wakeSession puts HTTP session id's next step at at, or at the session's
+// deadline when that comes first: it is cut then (run.Halt.StopsSession).
 func (l *evloop) wakeSession(at int64, id int32) {
-	l.wakeAt(at, timer{kind: timerSession, id: id})
+	l.wakeAt(min(at, l.sessions[id].deadline), timer{kind: timerSession, id: id})
 }
 
 // wakeAt pushes a user's or session's entry: once the run stops, they act

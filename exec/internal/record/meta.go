@@ -55,6 +55,9 @@ type Meta struct {
 	// (redirects = N): each hop is a request the server saw beyond the
 	// endpoint's one row per chain. Absent when none was followed.
 	Redirects map[string]int64 `json:"redirects,omitempty"`
+	// GRPCStreams: by the step that opens them, the gRPC streams' calls,
+	// messages sent, replies received and replies no await took.
+	GRPCStreams map[string]StreamFigures `json:"grpc_streams,omitempty"`
 
 	// FirstSend is when the first request went out, and FirstSendSkewMs how
 	// far that was from its due instant: how this shard's start lined up
@@ -62,6 +65,14 @@ type Meta struct {
 	FirstSend       *time.Time `json:"first_send,omitempty"`
 	FirstSendSkewMs *float64   `json:"first_send_skew_ms,omitempty"`
 	StartTolerance  string     `json:"start_tolerance,omitempty"`
+}
+
+// StreamFigures are one gRPC stream's counts over a run.
+type StreamFigures struct {
+	Calls     int64 `json:"calls"`
+	Sent      int64 `json:"sent"`
+	Received  int64 `json:"received"`
+	Unmatched int64 `json:"unmatched"`
 }
 
 // MetaTLS is what meta.json says of a run's TLS: how many handshakes, how
