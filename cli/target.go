@@ -50,7 +50,7 @@ on the same connection), /fault/ws/extension (a 101 naming an extension never of
 not UTF-8, a 126-byte ping). For HTTP client features: /cookie/login (sets a fresh session
 cookie "sid"), /cookie/me (200 with that cookie, 401 without), /cookie/logout (deletes it), counted
 under "cookies" in /__stats (logins, distinct sessions seen, their fewest and most requests);
-/redirect/{n} (n hops of 302 to "ok"; ?code=301|302|303|307|308, ?to=PATH-OR-URL for the last hop);
+/redirect/{n} (n hops of 302 to "ok"; ?code=301|302|303|307|308, ?to=PATH-OR-URL for the last hop, ?rel=1 for relative Locations);
 /basic-auth/{user}/{pass} and /digest-auth/auth/{user}/{pass}[/MD5|SHA-256] (401 with a Basic or
 Digest challenge until answered, as httpbin's); /host (answers the Host header it got).
 It prints "listening on http://HOST:PORT", so

@@ -217,6 +217,8 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		}
 		req, d := buildRequest(name, r, ti, &s.Targets[ti], bases[ti], p.Targets[ti].Headers, scope, &ids)
 		req.Digest = digestAuth(r, p.Targets[ti])
+		req.Redirects = redirects(r, p.Targets[ti])
+		diags = append(diags, grpcRedirects(r, &req)...)
 		diags = append(diags, d...)
 		diags = append(diags, checkBody(r, &req)...)
 		s.Requests = append(s.Requests, req)
@@ -296,6 +298,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		// come before its connect.
 		e.WebSocket = slices.ContainsFunc(sc.Steps, func(st *plan.Step) bool { return st.Kind == plan.StepConnect })
 		diags = append(diags, checkSession(sc, &e)...)
+		diags = append(diags, wsRedirects(sc, &e)...)
 		e.Connection = sc.Connection
 		if e.Connection == "" && len(e.Steps) > 0 && e.Steps[0].Request >= 0 {
 			e.Connection = s.Targets[s.Requests[e.Steps[0].Request].Target].Connection

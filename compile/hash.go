@@ -122,6 +122,11 @@ func encodeHeader(s *Schedule) []byte {
 			c.str(r.Digest.Username)
 			c.str(r.Digest.Password)
 		}
+		if r.Redirects > 0 {
+			// Only when set, so plans that follow no redirect keep their hash.
+			c.str("redirects")
+			c.i64(int64(r.Redirects))
+		}
 	}
 	c.u64(uint64(len(s.Entries)))
 	for _, e := range s.Entries {

@@ -233,6 +233,9 @@ type Request struct {
 	// Digest answers the server's Digest challenge (RFC 7616) with these
 	// credentials; nil: none.
 	Digest *DigestAuth `json:",omitempty"`
+	// Redirects is how many 3xx hops the request follows (RFC 9110
+	// §15.4): its row covers the chain to the last answer; 0: none.
+	Redirects int `json:",omitempty"`
 }
 
 // DigestAuth are a request's digest_auth credentials.

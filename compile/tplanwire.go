@@ -100,6 +100,8 @@ type wireRequest struct {
 	Static  bool          `json:"Static"`
 	GRPC    *wireGRPCCall `json:"GRPC,omitempty"`
 	Digest  *DigestAuth   `json:"Digest,omitempty"`
+	// Redirects: absent in plans that follow none, so their .tplan is unchanged.
+	Redirects int `json:"Redirects,omitempty"`
 }
 
 type wireCapture struct {
@@ -260,7 +262,7 @@ func toWireRequest(r Request) wireRequest {
 		Headers: mapSlice(r.Headers, func(h HeaderSplice) wireHeader {
 			return wireHeader{Name: h.Name, Value: toWireSplice(h.Value)}
 		}),
-		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest}
+		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest, Redirects: r.Redirects}
 }
 
 func toWireGRPCCall(g *GRPCCall) *wireGRPCCall {
@@ -311,7 +313,7 @@ func fromWireRequest(w wireRequest) Request {
 		Headers: mapSlice(w.Headers, func(h wireHeader) HeaderSplice {
 			return HeaderSplice{Name: h.Name, Value: fromWireSplice(h.Value)}
 		}),
-		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest}
+		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest, Redirects: w.Redirects}
 }
 
 func toWireEntry(e Entry) wireEntry {

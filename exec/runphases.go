@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/tressi/tressi/compile"
@@ -121,6 +122,7 @@ func (r *runState) setUp() error {
 	}
 	ex.Reqs, r.names = reqs, names
 	ex.Cookies = run.NewRunCookies(s)
+	ex.Redirects, ex.Hops = run.NewRedirectOrigins(s), make([]atomic.Int64, len(names))
 	if ex.Scen, err = run.NewScenarios(ex); err != nil {
 		return &InputError{Err: err}
 	}
@@ -310,6 +312,7 @@ func (r *runState) finish() error {
 	ex.Rec.Totals.First.Fill(meta, opt.StartTolerance)
 	meta.Protocols = ex.ConnProtocols()
 	meta.ConnectionWaits = ex.ConnWaits.Load()
+	meta.Redirects = ex.HopCounts(r.names)
 	meta.GRPCStreams = ex.StreamFigures()
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.Cl.TLSMeta(s.Targets)

@@ -52,6 +52,9 @@ func (l *loader) decodeTargetBlock(b *hcl.Block) (*Target, hcl.Diagnostics) {
 	var d2 hcl.Diagnostics
 	t.DigestAuth, d2 = l.decodeAuth(attrs, &t.Headers, fmt.Sprintf("target %q", t.Name))
 	diags = append(diags, d2...)
+	redirects, d := l.decodeRedirects(attrs, fmt.Sprintf("target %q", t.Name))
+	diags = append(diags, d...)
+	t.Redirects = max(redirects, 0)
 	t.SourceAddresses, diags = l.sourceAddresses(attrs, diags)
 	diags = append(diags, l.decodeResolve(attrs, t)...)
 	tlsBlocks := 0

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// resolve, basic_auth, digest_auth, cookies and cookie() captures read
+// resolve, basic_auth, digest_auth, redirects, cookies and cookie() captures read
 // alike from HCL and JSON, and decode to what they say.
 func TestHTTPFeaturesBothSyntaxes(t *testing.T) {
 	native := mustLoad(t, Options{Path: "testdata/equiv_http/http.hcl"})
@@ -24,6 +24,9 @@ func TestHTTPFeaturesBothSyntaxes(t *testing.T) {
 	}
 	if e := native.Endpoints[0]; e.Cookies != CookiesShared || e.DigestAuth == nil || *e.DigestAuth != (Credentials{"bob", "pw-from-default"}) {
 		t.Errorf("endpoint cookies %q digest %+v", e.Cookies, e.DigestAuth)
+	}
+	if api.Redirects != 5 || native.Endpoints[0].Redirects != 0 || native.Scenarios[1].Steps[0].Redirects != 2 || native.Scenarios[0].Steps[0].Redirects != RedirectsUnset {
+		t.Errorf("redirects: target %d, endpoint %d, steps %d and %d", api.Redirects, native.Endpoints[0].Redirects, native.Scenarios[1].Steps[0].Redirects, native.Scenarios[0].Steps[0].Redirects)
 	}
 	if native.Scenarios[0].Cookies != CookiesOff || native.Scenarios[1].Cookies != "" {
 		t.Errorf("scenario cookies %q, %q", native.Scenarios[0].Cookies, native.Scenarios[1].Cookies)

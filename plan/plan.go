@@ -98,7 +98,10 @@ type Target struct {
 	// DigestAuth answers servers' Digest challenges (RFC 7616) for every
 	// request to this target that does not set its own; nil: none.
 	DigestAuth *Credentials
-	DeclRange  hcl.Range
+	// Redirects is how many 3xx hops a request to this target follows
+	// unless it sets its own; 0: none.
+	Redirects int
+	DeclRange hcl.Range
 }
 
 // The protocols a target speaks.
@@ -169,6 +172,9 @@ type Request struct {
 	Body    Template
 	// DigestAuth answers the server's Digest challenge; nil: the target's.
 	DigestAuth *Credentials
+	// Redirects is how many 3xx hops the request follows;
+	// RedirectsUnset: the target's.
+	Redirects int
 	// Expect lists the statuses that count as ok; empty means 200–399
 	// (for a gRPC call: gRPC codes, empty means OK only).
 	Expect []int

@@ -38,6 +38,8 @@ func (l *loader) decodeRequest(content *hcl.BodyContent, owner *hcl.Block, sc sc
 	}
 	r.DigestAuth, d = l.decodeAuth(attrs, &r.Headers, sc.what)
 	diags = append(diags, d...)
+	r.Redirects, d = l.decodeRedirects(attrs, sc.what)
+	diags = append(diags, d...)
 	diags = append(diags, l.decodeBody(content, sc, &r)...)
 
 	r.Method = "GET"

@@ -42,6 +42,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "resolve"},
 		{Name: "basic_auth"},
 		{Name: "digest_auth"},
+		{Name: "redirects"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}, {Type: "proto"}},
 }
@@ -68,6 +69,7 @@ var requestAttributes = []hcl.AttributeSchema{
 	{Name: "body"},
 	{Name: "basic_auth"},
 	{Name: "digest_auth"},
+	{Name: "redirects"},
 	{Name: "form"},
 	// gRPC calls (see decode_grpc_request.go).
 	{Name: "rpc"},

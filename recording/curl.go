@@ -5,7 +5,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/tressi/tressi/plan"
 )
 
 // curlOption says what one of curl's options takes and does.
@@ -16,14 +19,16 @@ type curlOption struct {
 
 // curlCommand is a curl command line being read.
 type curlCommand struct {
-	req      Request
-	url      string
-	data     []string // -d and friends, joined with & as curl does
-	get      bool     // -G: data goes into the query
-	head     bool     // -I
-	method   string   // -X
-	dir      string   // where @file arguments are read from
-	readFile func(string) ([]byte, error)
+	req       Request
+	url       string
+	data      []string // -d and friends, joined with & as curl does
+	get       bool     // -G: data goes into the query
+	head      bool     // -I
+	method    string   // -X
+	location  bool     // -L: follow redirects, up to maxRedirs
+	maxRedirs int      // --max-redirs; -1 (unset, or curl's unlimited): plan.MaxRedirects
+	dir       string   // where @file arguments are read from
+	readFile  func(string) ([]byte, error)
 }
 
 // curlOptions are the options an import understands; long names map to
@@ -55,12 +60,22 @@ var curlOptions = map[string]curlOption{
 		c.req.Headers = append(c.req.Headers, Header{Name: "Cookie", Value: v})
 		return nil
 	}},
-	"-A":    {true, func(c *curlCommand, v string) error { c.setHeader("User-Agent", v); return nil }},
-	"-e":    {true, func(c *curlCommand, v string) error { c.setHeader("Referer", v); return nil }},
-	"-G":    {false, func(c *curlCommand, _ string) error { c.get = true; return nil }},
-	"-I":    {false, func(c *curlCommand, _ string) error { c.head = true; return nil }},
-	"-k":    {false, func(c *curlCommand, _ string) error { c.req.Insecure = true; return nil }},
-	"--url": {true, func(c *curlCommand, v string) error { c.url = v; return nil }},
+	"-A": {true, func(c *curlCommand, v string) error { c.setHeader("User-Agent", v); return nil }},
+	"-e": {true, func(c *curlCommand, v string) error { c.setHeader("Referer", v); return nil }},
+	"-G": {false, func(c *curlCommand, _ string) error { c.get = true; return nil }},
+	"-I": {false, func(c *curlCommand, _ string) error { c.head = true; return nil }},
+	"-k": {false, func(c *curlCommand, _ string) error { c.req.Insecure = true; return nil }},
+	"-L": {false, func(c *curlCommand, _ string) error { c.location = true; return nil }},
+	"--max-redirs": {true, func(c *curlCommand, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("--max-redirs %q is not a whole number", v)
+		}
+		c.maxRedirs = n
+		return nil
+	}},
+	"--digest": {false, func(c *curlCommand, _ string) error { c.req.Digest = true; return nil }},
+	"--url":    {true, func(c *curlCommand, v string) error { c.url = v; return nil }},
 	"--compressed": {false, func(c *curlCommand, _ string) error {
 		c.setDefaultHeader("Accept-Encoding", "deflate, gzip, br, zstd")
 		return nil
@@ -70,19 +85,18 @@ var curlOptions = map[string]curlOption{
 var curlLong = map[string]string{
 	"--request": "-X", "--header": "-H", "--data": "-d", "--form": "-F", "--user": "-u",
 	"--cookie": "-b", "--user-agent": "-A", "--referer": "-e", "--get": "-G", "--head": "-I",
-	"--insecure": "-k",
+	"--insecure": "-k", "--location": "-L",
 }
 
-// curlIgnored change what curl prints or how it runs, not what it sends
-// (redirects: -L, see docs/plan.md's import section); the bool says
-// whether the option takes a value.
+// curlIgnored change what curl prints or how it runs, not what it sends;
+// the bool says whether the option takes a value.
 var curlIgnored = map[string]bool{
 	"-s": false, "--silent": false, "-S": false, "--show-error": false, "-v": false, "--verbose": false,
-	"-i": false, "--include": false, "-L": false, "--location": false, "-f": false, "--fail": false,
+	"-i": false, "--include": false, "-f": false, "--fail": false,
 	"--fail-with-body": false, "-N": false, "--no-buffer": false, "-#": false, "--progress-bar": false,
 	"--http1.1": false, "--globoff": false, "-g": false,
 	"-o": true, "--output": true, "-w": true, "--write-out": true, "-m": true, "--max-time": true,
-	"--connect-timeout": true, "--retry": true, "--max-redirs": true,
+	"--connect-timeout": true, "--retry": true,
 }
 
 // ParseCurl reads a curl command line (as "Copy as cURL" writes it, or as
@@ -96,7 +110,7 @@ func ParseCurl(command, dir string) (*Recording, error) {
 	if len(words) == 0 || filepath.Base(words[0]) != "curl" {
 		return nil, fmt.Errorf("not a curl command: it should start with curl, such as curl 'https://api.example/items' -H 'Accept: application/json'")
 	}
-	c := &curlCommand{dir: dir, readFile: os.ReadFile}
+	c := &curlCommand{dir: dir, readFile: os.ReadFile, maxRedirs: -1}
 	if err := c.parse(words[1:]); err != nil {
 		return nil, err
 	}
@@ -326,6 +340,16 @@ func (c *curlCommand) request() (Request, error) {
 	}
 	if !isToken(req.Method) {
 		return Request{}, fmt.Errorf("-X %q is not an HTTP method, such as GET or POST", req.Method)
+	}
+	if req.Digest && req.Basic == nil {
+		return Request{}, fmt.Errorf("--digest answers with -u's credentials: add -u user:password")
+	}
+	if c.location {
+		// curl follows 50 by default; a plan follows at most plan.MaxRedirects.
+		req.Redirects = plan.MaxRedirects
+		if c.maxRedirs >= 0 && c.maxRedirs < plan.MaxRedirects {
+			req.Redirects = c.maxRedirs
+		}
 	}
 	return req, nil
 }

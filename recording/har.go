@@ -44,7 +44,10 @@ type harEntry struct {
 		} `json:"postData"`
 	} `json:"request"`
 	Response struct {
-		Status int `json:"status"`
+		Status      int         `json:"status"`
+		Headers     []harHeader `json:"headers"`
+		Cookies     []harHeader `json:"cookies"` // what Set-Cookie set, by name and value
+		RedirectURL string      `json:"redirectURL"`
 	} `json:"response"`
 	FromCache string `json:"_fromCache"` // Chromium: "memory" or "disk" when no request went out
 }
@@ -114,6 +117,7 @@ func ParseHAR(r io.Reader, source string) (*Recording, error) {
 	for _, s := range rec.Sessions {
 		if len(s.Requests) > 0 {
 			sort.SliceStable(s.Requests, func(i, j int) bool { return s.Requests[i].Start.Before(s.Requests[j].Start) })
+			s.Requests = foldRedirects(s.Requests)
 			kept = append(kept, s)
 		}
 	}
@@ -150,6 +154,25 @@ func harRequest(e harEntry) (Request, bool, error) {
 	}
 	for _, h := range e.Request.Headers {
 		req.Headers = append(req.Headers, Header{Name: h.Name, Value: h.Value})
+	}
+	req.Location = e.Response.RedirectURL
+	for _, h := range e.Response.Headers {
+		switch strings.ToLower(h.Name) {
+		case "location":
+			req.Location = h.Value
+		case "set-cookie":
+			// Chromium joins a response's Set-Cookie lines with newlines.
+			for _, line := range strings.Split(h.Value, "\n") {
+				if pair, _, _ := strings.Cut(line, ";"); strings.Contains(pair, "=") {
+					req.SetCookies = append(req.SetCookies, strings.TrimSpace(pair))
+				}
+			}
+		}
+	}
+	if len(req.SetCookies) == 0 {
+		for _, c := range e.Response.Cookies {
+			req.SetCookies = append(req.SetCookies, c.Name+"="+c.Value)
+		}
 	}
 	if pd := e.Request.PostData; pd != nil {
 		req.Body = []byte(pd.Text)

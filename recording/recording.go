@@ -36,12 +36,27 @@ type Request struct {
 	Body    []byte
 	// Multipart holds curl's -F parts; Body is then empty.
 	Multipart []Part
-	// Basic holds curl's -u credentials, sent as basic auth.
-	Basic *Credentials
+	// Basic holds curl's -u credentials, or a recorded Authorization:
+	// Basic header's, sent as basic_auth; with Digest, as digest_auth
+	// (curl --digest).
+	Basic  *Credentials
+	Digest bool
+	// Redirects is how many redirects the request follows: curl -L, or a
+	// HAR chain of 3xx entries folded into its first (har.go).
+	Redirects int
+	// Hops are the URLs a folded HAR chain went on to, in order: their
+	// origins must be targets of the plan for the hops to be followed.
+	Hops []*url.URL
 	// Insecure is curl's -k: the server's certificate is not checked.
 	Insecure bool
-	// Status is the recorded answer's status (0: none recorded).
+	// Status is the recorded answer's status (0: none recorded); for a
+	// folded chain, the last answer's.
 	Status int
+	// Location is the recorded answer's redirect target, as recorded.
+	Location string
+	// SetCookies are the recorded answer's Set-Cookie values (a folded
+	// chain's, every hop's): what the replay's cookie jar will send.
+	SetCookies []string
 	// Start and Duration place the request in time, for think times.
 	Start    time.Time
 	Duration time.Duration

@@ -3,6 +3,7 @@ package recording
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,39 @@ func TestFirefoxHAR(t *testing.T) {
 	}
 }
 
+// A recording's redirect chains become one step each with redirects, the
+// cookies its own answers set are left to the jar, and a recorded
+// Authorization: Basic becomes basic_auth with sensitive variables.
+func TestHARChainsCookiesAndBasic(t *testing.T) {
+	f, err := os.Open("testdata/chain.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := ParseHAR(f, "chain.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, r := range rec.Sessions[0].Requests {
+		steps = append(steps, fmt.Sprintf("%s %s ×%d %d", r.Method, r.URL.Path, r.Redirects, r.Status))
+	}
+	if got := strings.Join(steps, ", "); got != "POST /cookie/login ×1 200, GET /echo ×0 200, GET /redirect/2 ×2 200, GET /redirect/1 ×1 404" {
+		t.Errorf("steps %s", got)
+	}
+	src, err := Write(rec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "chain.hcl", src)
+	validates(t, src, nil)
+	for _, secret := range []string{"har-c00kie", "har-pa55", "YW5uOmhhci1wYTU1"} {
+		if bytes.Contains(src, []byte(secret)) {
+			t.Errorf("the plan holds the recorded secret %q", secret)
+		}
+	}
+}
+
 func TestCurl(t *testing.T) {
 	files := fstest.MapFS{"cat.png": {Data: []byte("\x89PNG\r\n")}, "body.json": {Data: []byte("{\"a\":\n1}\n")}}
 	dir := t.TempDir()
@@ -98,6 +132,7 @@ func TestCurl(t *testing.T) {
 		{"method_and_file", `curl -XPUT --data-binary @body.json -H "Content-Type: application/json" 127.0.0.1:8080/items/1`},
 		{"get_with_data", `curl -G -d q=x --url http://127.0.0.1:8080/echo`},
 		{"json_flag", `curl --json '{"k":"${v}"}' http://127.0.0.1:8080/echo -L --max-time 5`},
+		{"digest_location", `curl --digest -u bob:pw --location --max-redirs 3 http://127.0.0.1:8080/digest-auth/auth/bob/pw`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +162,8 @@ func TestCurlErrors(t *testing.T) {
 		{`curl -H`, "needs a value"},
 		{`curl ftp://a`, "not an http or https URL"},
 		{`curl -b cookies.txt http://a`, "reads cookies from a file"},
+		{`curl --digest http://a`, "add -u user:password"},
+		{`curl -L --max-redirs x http://a`, "not a whole number"},
 	}
 	for _, tt := range tests {
 		if _, err := ParseCurl(tt.cmd, t.TempDir()); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -134,8 +134,11 @@ func (w *writer) endpoint(out *bytes.Buffer, name string, r Request) {
 func (w *writer) scenario(out *bytes.Buffer, name string, s Session) {
 	fmt.Fprintf(out, "scenario %q {\n# a browser's session: its own connections\nconnection = \"session\"\n", name)
 	steps := map[string]bool{}
+	var jar cookiesSet
 	for i, r := range s.Requests {
 		fmt.Fprintf(out, "step %q {\n", uniqueName(fmt.Sprintf("%02d_%s", i+1, endpointName(r)), steps))
+		r.Headers = jar.dropFrom(r.Headers, r.URL.Host)
+		jar.add(r)
 		w.request(out, r)
 		if i+1 < len(s.Requests) {
 			if think := thinkTime(r, s.Requests[i+1]); think > 0 {
@@ -157,6 +160,9 @@ func thinkTime(r, next Request) time.Duration {
 
 func (w *writer) request(out *bytes.Buffer, r Request) {
 	t := w.target(r.URL, r.Insecure)
+	for _, hop := range r.Hops {
+		w.target(hop, r.Insecure) // a hop goes only to a target of the plan
+	}
 	if len(w.targetOrder) > 1 {
 		fmt.Fprintf(out, "target = %q\n", t)
 	}
@@ -174,7 +180,11 @@ func (w *writer) request(out *bytes.Buffer, r Request) {
 		pieces = append(pieces, queryPieces(r.URL.RawQuery, &w.secrets, "query")...)
 	}
 	fmt.Fprintf(out, "path = %s\n", template(pieces))
+	r.Headers = w.auth(out, r)
 	w.headers(out, r)
+	if r.Redirects > 0 {
+		fmt.Fprintf(out, "redirects = %d\n", r.Redirects)
+	}
 	switch {
 	case len(r.Multipart) > 0:
 		w.multipart(out, r.Multipart)
@@ -209,12 +219,6 @@ func (w *writer) headers(out *bytes.Buffer, r Request) {
 		values[key] = append(values[key], h.Value)
 	}
 	var lines []string
-	if r.Basic != nil {
-		user := w.secrets.name("username", r.Basic.User, "curl -u user name")
-		pass := w.secrets.name("password", r.Basic.Password, "curl -u password")
-		lines = append(lines, fmt.Sprintf("Authorization = %s", template([]piece{{lit: "Basic "},
-			{expr: fmt.Sprintf(`base64encode("${var.%s}:${var.%s}")`, user, pass)}})))
-	}
 	for _, key := range order {
 		sep := ", "
 		if key == "cookie" {

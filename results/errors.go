@@ -27,32 +27,38 @@ const (
 	Unprocessed  // HTTP/2: the server did not process the stream (GOAWAY, REFUSED_STREAM)
 	Skipped      // WebSocket: a send its skip_if matched, so it was not sent
 	StreamEnded  // gRPC stream: the call ended (its trailers, a reset) before the reply awaited
+	// Redirects (redirects = N): the chain's last answer was a redirect
+	// it did not follow.
+	TooManyRedirects // still redirected after N hops
+	RedirectRefused  // redirected to an origin that is not a target of the plan
 	numErrorKinds
 )
 
 // ErrorNames is the vocabulary in ErrorKind order; it is also the error
 // column's dictionary.
 var ErrorNames = [numErrorKinds]string{
-	None:           "",
-	Timeout:        "timeout",
-	ConnectRefused: "connect_refused",
-	ConnectTimeout: "connect_timeout",
-	Reset:          "reset",
-	DNS:            "dns",
-	TLS:            "tls",
-	BodyTooLarge:   "body_too_large",
-	Protocol:       "protocol",
-	LocalResources: "local_resources",
-	CaptureFailed:  "capture_failed",
-	Interrupted:    "interrupted",
-	NotSent:        "not_sent",
-	AwaitTimeout:   "await_timeout",
-	WSClosed:       "ws_closed",
-	WSProtocol:     "ws_protocol",
-	NoItem:         "no_item",
-	Unprocessed:    "unprocessed",
-	Skipped:        "skipped",
-	StreamEnded:    "stream_ended",
+	None:             "",
+	Timeout:          "timeout",
+	ConnectRefused:   "connect_refused",
+	ConnectTimeout:   "connect_timeout",
+	Reset:            "reset",
+	DNS:              "dns",
+	TLS:              "tls",
+	BodyTooLarge:     "body_too_large",
+	Protocol:         "protocol",
+	LocalResources:   "local_resources",
+	CaptureFailed:    "capture_failed",
+	Interrupted:      "interrupted",
+	NotSent:          "not_sent",
+	AwaitTimeout:     "await_timeout",
+	WSClosed:         "ws_closed",
+	WSProtocol:       "ws_protocol",
+	NoItem:           "no_item",
+	Unprocessed:      "unprocessed",
+	Skipped:          "skipped",
+	StreamEnded:      "stream_ended",
+	TooManyRedirects: "too_many_redirects",
+	RedirectRefused:  "redirect_refused",
 }
 
 // NotRequest reports whether rows of this kind stand for no request at all

@@ -11,7 +11,8 @@ var prefixRedirect = []byte("/redirect/")
 // redirect answers /redirect/N: for N > 0 a redirect to /redirect/N-1 (the
 // query kept), for N = 0 "ok". ?code= chooses the status (301, 302, 303,
 // 307 or 308; default 302); ?to= is where the last hop (N = 1) points
-// instead of /redirect/0: a path, or an absolute URL on another origin.
+// instead of /redirect/0: a path, or an absolute URL on another origin;
+// ?rel=1 makes each Location relative ("N-1?…"), as some servers write it.
 func (s *Server) redirect(ctx *fasthttp.RequestCtx, arg []byte) {
 	n, ok := parseUint(arg)
 	if !ok {
@@ -36,6 +37,9 @@ func (s *Server) redirect(ctx *fasthttp.RequestCtx, arg []byte) {
 		loc = string(to)
 	} else {
 		loc = "/redirect/" + strconv.Itoa(n-1)
+		if len(args.Peek("rel")) > 0 {
+			loc = strconv.Itoa(n - 1)
+		}
 		if q := ctx.URI().QueryString(); len(q) > 0 {
 			loc += "?" + string(q)
 		}

@@ -30,10 +30,10 @@ target "localhost_8080" {
 }
 
 endpoint "post_search" {
-  method = "POST"
-  path   = "/search"
+  method     = "POST"
+  path       = "/search"
+  basic_auth = { username = var.username, password = var.password }
   headers = {
-    Authorization  = "Basic ${base64encode("${var.username}:${var.password}")}"
     "Content-Type" = "application/x-www-form-urlencoded"
   }
   body = "q=a b&token=${urlencode(var.body_token)}&msg=1%262"

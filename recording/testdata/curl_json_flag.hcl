@@ -18,7 +18,8 @@ endpoint "post_echo" {
     "Content-Type" = "application/json"
     "Accept"       = "application/json"
   }
-  body = "{\"k\":\"$${v}\"}"
+  redirects = 20
+  body      = "{\"k\":\"$${v}\"}"
 }
 
 load {

@@ -48,6 +48,10 @@ func (w *worker) endpointCookies(entry int) run.CookieStore {
 // request's copy that got cookies is dropped after the send, so the next
 // send of it starts from the plan's request again.
 func (w *worker) exchangeCookies(client *fasthttp.HostClient, req *fasthttp.Request, pr *run.PreparedRequest, k uint64, scheduled int64, store run.CookieStore) (int64, error) {
+	w.lastTarget = pr.Spec.Target
+	if pr.Spec.Redirects > 0 {
+		return w.exchangeChain(client, req, pr, k, scheduled, store)
+	}
 	if store == nil {
 		return w.exchange(client, req, pr, k, scheduled)
 	}

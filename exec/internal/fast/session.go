@@ -117,7 +117,7 @@ func (r *sessionRunner) capture(st *run.SessionStep, err error) {
 	if len(st.Capture) > 0 {
 		status := r.w.resp.StatusCode()
 		st.FillCaptures(r.captured, r.have, &r.w.cap, status, err == nil)
-		st.CookieCapture(r.captured, r.have, r.store, &r.w.Ex.Cookies, st.Req.Spec.Target, r.w.cpath, err == nil && status >= 200 && status <= 399)
+		st.CookieCapture(r.captured, r.have, r.store, &r.w.Ex.Cookies, r.w.lastTarget, r.w.cpath, err == nil && status >= 200 && status <= 399)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/session"
+	"github.com/tressi/tressi/results"
 	"github.com/valyala/fasthttp"
 )
 
@@ -40,6 +41,14 @@ type worker struct {
 	// cbuf is the Cookie header's scratch; cpath the last request's path,
 	// for Set-Cookie's default path and cookie() captures (cookies.go).
 	cbuf, cpath []byte
+	// A request that follows redirects (redirect.go): its chain so far,
+	// the two requests its hops take turns in, scratch for a hop's path
+	// and URI, and the target the last hop went to.
+	chain      hopChain
+	hopReqs    [2]fasthttp.Request
+	rpath      []byte
+	ubuf       []byte
+	lastTarget int
 }
 
 const (
@@ -60,6 +69,8 @@ func (e *Engine) workerWith(sink run.RowSink) *worker {
 	w.cap.Body = &w.body
 	ex.Cl.Own(&w.req, &w.resp)
 	ex.Cl.Own(&w.sreq, &w.resp)
+	ex.Cl.Own(&w.hopReqs[0], &w.resp)
+	ex.Cl.Own(&w.hopReqs[1], &w.resp)
 	w.timer.Stop()
 	w.vals.Seed = ex.S.Seed
 	return w
@@ -248,11 +259,18 @@ func (w *worker) record(pr *run.PreparedRequest, k uint64, scheduled, done int64
 		}
 		m.Release()
 	}
+	sent, out, in, connect = w.chain.fold(sent, out, in, connect)
 	status := 0
 	if err == nil {
 		status = w.resp.StatusCode()
 	}
-	row := w.Outcome(pr, k, scheduled, sent, done, out, in, status, err)
+	var row results.Row
+	if stop := w.chain.stop; stop != nil {
+		row, err = w.RedirectStopped(pr, k, scheduled, sent, done, out, in, status, stop), stop
+	} else {
+		row = w.Outcome(pr, k, scheduled, sent, done, out, in, status, err)
+	}
+	w.chain = hopChain{}
 	row.Connect = connect
 	if w.WantSample(&row) {
 		w.PutSampleErr(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen, err)

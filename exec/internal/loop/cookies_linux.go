@@ -35,7 +35,7 @@ func (l *evloop) withCookies(j *ljob, wire []byte, buf *[]byte, resp *lresponse)
 		return wire
 	}
 	resp.reqPath = append(resp.reqPath[:0], cookiejar.RequestPath(wire)...)
-	t := j.pr.Spec.Target
+	t := j.target()
 	b, ok := store.AppendRequest((*buf)[:0], wire, l.ex.Cookies.Hosts[t], l.ex.Cookies.Secure[t], run.CookieNow())
 	if !ok {
 		return wire
@@ -50,6 +50,6 @@ func (l *evloop) keepCookies(j *ljob, resp *lresponse) {
 	if store == nil || len(resp.Head) == 0 {
 		return
 	}
-	t := j.pr.Spec.Target
+	t := j.target()
 	store.SetFromHead(resp.Head, l.ex.Cookies.Hosts[t], resp.reqPath, l.ex.Cookies.Secure[t], run.CookieNow())
 }

@@ -20,20 +20,23 @@ type authRound struct {
 
 // totals are the row's figures of j's exchange that ended with these.
 func (j *ljob) totals(sent, out, in, connect int64) (int64, int64, int64, int64) {
-	a := &j.auth
-	if !a.tried {
-		return sent, out, in, connect
+	if a := &j.auth; a.tried {
+		if a.sent >= 0 {
+			sent = a.sent
+		}
+		out, in, connect = out+a.out, in+a.in, max(connect, a.connect)
 	}
-	if a.sent >= 0 {
-		sent = a.sent
+	if r := j.redir; r != nil && r.hops > 0 {
+		// The earlier hops of its redirects (redirect_linux.go).
+		sent, out, in, connect = r.sent, out+r.out, in+r.in, max(connect, r.connect)
 	}
-	return sent, out + a.out, in + a.in, max(connect, a.connect)
+	return sent, out, in, connect
 }
 
 // answerer is where j's digest answers come from: its session's, for an
 // endpoint the loop's for its target; nil before a challenge was met.
 func (l *evloop) answerer(j *ljob) **digest.Answerer {
-	if j.pr.Spec.Digest == nil || j.ws {
+	if j.pr.Spec.Digest == nil || j.ws || j.crossed() {
 		return nil
 	}
 	if j.st != nil {

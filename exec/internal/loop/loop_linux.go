@@ -70,6 +70,7 @@ type evloop struct {
 	// numbers the answerers' client nonces (digest_linux.go).
 	digests      []*digest.Answerer
 	cnonce       uint64
+	freeChains   []*redirectChain // spent redirect chains, for the next
 	liveSessions int
 
 	// gaugesDue is when storeGauges stores the loop's gauges next.
@@ -190,7 +191,9 @@ type ljob struct {
 	ws    bool
 	retry bool // it goes out again, on a fresh connection (see fail)
 	// auth: a digest challenge was answered; what its first exchange left.
-	auth  authRound
+	auth authRound
+	// redir: its redirects so far, nil before its first (redirect_linux.go).
+	redir *redirectChain
 	pr    *run.PreparedRequest
 	sched int64 // the instant latency counts from
 	ready int64 // when it asked for a connection: its timeout counts from here
@@ -481,7 +484,7 @@ func (l *evloop) event(c *lconn, ev uint32) {
 // dispatch gives a job a connection: an idle one, a new one, or a place in
 // the target's queue.
 func (l *evloop) dispatch(j ljob) {
-	t := l.targets[j.pr.Spec.Target]
+	t := l.targets[j.target()]
 	if j.own {
 		l.dispatchOwn(t, j)
 		return

@@ -60,9 +60,11 @@ func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
 	pr := j.pr
 	h.resp.sampled = false
 	h.resp.Head, h.resp.Body = h.resp.Head[:0], nil
-	h.p.Reset(pr.Spec.Method == "HEAD", c.t.maxBody)
+	h.p.Reset(j.method() == "HEAD", c.t.maxBody)
 	wire := pr.Wire
-	if wire == nil {
+	if j.redir != nil {
+		wire = j.redir.wire // a redirect's next hop
+	} else if wire == nil {
 		h.wbuf = l.render(h.wbuf[:0], j)
 		wire = h.wbuf
 	}
@@ -139,7 +141,8 @@ func (m *sampleMemo) keep(l *evloop, j *ljob, status int) (keep int, keepHead, s
 		}
 	}
 	keepHead = keepHead || l.cookieStore(j) != nil || // its Set-Cookie lines
-		status == 401 && j.pr.Spec.Digest != nil // its challenge
+		status == 401 && j.pr.Spec.Digest != nil || // its challenge
+		j.wantsLocation(status) // the redirect it follows
 	if m.sampleNew(l, j.pr.Endpoint, status) {
 		keep, keepHead, sampled = max(keep, l.ex.MaxSample), true, true
 	}

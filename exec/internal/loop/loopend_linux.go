@@ -6,6 +6,7 @@ import (
 
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/sys"
+	"github.com/tressi/tressi/results"
 )
 
 // How a connection's job ends: the peer's close, a response, a failure,
@@ -46,10 +47,21 @@ func (l *evloop) complete(c *lconn, done int64) {
 		return // the job goes out again with its digest answer
 	}
 	sent, out, in, connect := j.totals(c.sent, c.out, c.in, c.connect)
+	if l.redirect(&j, resp, sent, out, in, connect) {
+		l.followH1(c, j, keepConn)
+		return
+	}
 	l.recordAnswer(&j, sent, done, out, in, connect, resp) // before c takes another job
 	c.connect = 0
 	c.served = true
 	l.busy--
+	l.releaseAnswered(c, keepConn)
+	l.jobDone(&j, done, true)
+}
+
+// releaseAnswered hands c, whose answer was read, to what comes next: its
+// session, its target's next job or its idle list, or closes it.
+func (l *evloop) releaseAnswered(c *lconn, keepConn bool) {
 	switch {
 	case !keepConn || l.ex.Aborted.Load():
 		l.closeConn(c)
@@ -59,7 +71,6 @@ func (l *evloop) complete(c *lconn, done int64) {
 	default:
 		l.reuse(c)
 	}
-	l.jobDone(&j, done, true)
 }
 
 // jobDone hands what follows a finished job to its driver.
@@ -108,7 +119,7 @@ func (l *evloop) fail(c *lconn, err error) {
 		return
 	}
 	j, read := c.job, c.in
-	sent, out, in, connect := j.totals(c.sent, c.out, c.in, c.connect)
+	sent, out, in, connect := c.sent, c.out, c.in, c.connect
 	c.connect = 0
 	if j.pr == nil {
 		// A warm-up dial that failed: nobody's request. The first
@@ -141,10 +152,16 @@ func (l *evloop) fail(c *lconn, err error) {
 // connect time of the connection it opened, 0 otherwise), its sample when
 // it is the first of its kind, and its session step's captures.
 func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp *lresponse) {
-	row := l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, resp.status, nil)
+	stop := j.redirectStop()
+	var row results.Row
+	if stop != nil {
+		row = l.sink.RedirectStopped(j.pr, j.k, j.sched, sent, done, out, in, resp.status, stop)
+	} else {
+		row = l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, resp.status, nil)
+	}
 	row.Connect = connect
 	if resp.sampled && l.sink.WantSample(&row) {
-		l.sink.PutSample(&row, j.pr, resp.Head, resp.Body, resp.bodyLen)
+		l.sink.PutSampleErr(&row, j.pr, resp.Head, resp.Body, resp.bodyLen, stop)
 	}
 	l.sink.Keep(row, done)
 	l.keepCookies(j, resp)
@@ -154,11 +171,13 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 	case j.st != nil:
 		l.sessionCapture(j, resp)
 	}
+	l.endChain(j)
 }
 
 // finishJob records a job that ended without a response; connect is the
 // connect time of the connection it opened (0: none), which a failed row
-// keeps as an answered one does.
+// keeps as an answered one does. The figures are its last exchange's: a
+// digest round's or a redirect's earlier ones are added here.
 func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
 	if j.isCallOpen() {
 		// A stream that never opened records no row of its own: its
@@ -167,6 +186,7 @@ func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
 		l.callOpenFailed(j, err)
 		return
 	}
+	sent, out, in, connect = j.totals(sent, out, in, connect)
 	done := l.ex.Clock.Now()
 	row := l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	row.Connect = connect
@@ -174,7 +194,8 @@ func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
 		l.sink.PutSampleErr(&row, j.pr, nil, nil, 0, err)
 	}
 	l.sink.Keep(row, done)
-	l.refill(l.targets[j.pr.Spec.Target])
+	l.refill(l.targets[j.target()])
+	l.endChain(&j)
 	l.jobDone(&j, done, false)
 }
 

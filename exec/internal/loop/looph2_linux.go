@@ -130,9 +130,14 @@ func (m *h2mux) start(j ljob) {
 	hj.deadline = j.ready + int64(j.pr.Timeout)
 	l.armConn(m.c, hj.deadline)
 	req := j.pr.H2 // a static request, converted and encoded once
+	if j.redir != nil {
+		req = nil // a redirect's next hop (redirect_linux.go)
+	}
 	if req == nil || l.cookieStore(&j) != nil {
 		wire := j.pr.Wire
-		if wire == nil {
+		if j.redir != nil {
+			wire = j.redir.wire
+		} else if wire == nil {
 			hj.wbuf = l.render(hj.wbuf[:0], &j)
 			wire = hj.wbuf
 		}
@@ -265,10 +270,16 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 		l.finishJob(j, sent, out, in, hj.connect, err)
 		return
 	}
+	sent, out, in, connect := j.totals(sent, out, in, hj.connect) // with a redirect's earlier hops
 	if hj.isGRPC {
 		hj.resp.status = int(hj.call.End()) // the row's status is the call's code
 	}
-	l.recordAnswer(&j, sent, done, out, in, hj.connect, &hj.resp)
+	if l.redirect(&j, &hj.resp, sent, out, in, connect) {
+		m.release(idx)
+		l.dispatch(j)
+		return
+	}
+	l.recordAnswer(&j, sent, done, out, in, connect, &hj.resp)
 	l.latency += (done - sent - l.latency) / 16 // the streams' mean, for napFor
 	m.release(idx)
 	l.jobDone(&j, done, true)

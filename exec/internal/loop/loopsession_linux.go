@@ -130,7 +130,7 @@ func (l *evloop) sessionCapture(j *ljob, resp *lresponse) {
 	if st := j.st; len(st.Capture) > 0 {
 		s := &l.sessions[j.sess]
 		st.FillCaptures(s.captured, s.have, &resp.RawResponse, resp.status, true)
-		st.CookieCapture(s.captured, s.have, l.cookieStore(j), &l.ex.Cookies, j.pr.Spec.Target, resp.reqPath, resp.status >= 200 && resp.status <= 399)
+		st.CookieCapture(s.captured, s.have, l.cookieStore(j), &l.ex.Cookies, j.target(), resp.reqPath, resp.status >= 200 && resp.status <= 399)
 	}
 }
 

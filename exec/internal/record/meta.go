@@ -51,6 +51,10 @@ type Meta struct {
 	// engine): sent late by the plan's connections, not by a slow
 	// generator. The report tells the two apart with it.
 	ConnectionWaits int64 `json:"connection_waits,omitempty"`
+	// Redirects counts, by endpoint, the redirects its requests followed
+	// (redirects = N): each hop is a request the server saw beyond the
+	// endpoint's one row per chain. Absent when none was followed.
+	Redirects map[string]int64 `json:"redirects,omitempty"`
 	// GRPCStreams: by the step that opens them, the gRPC streams' calls,
 	// messages sent, replies received and replies no await took.
 	GRPCStreams map[string]StreamFigures `json:"grpc_streams,omitempty"`

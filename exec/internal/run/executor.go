@@ -37,6 +37,11 @@ type Executor struct {
 	// one of their target's connections being busy: their send lag is the
 	// plan's connections, not the generator falling behind.
 	ConnWaits atomic.Int64
+	// Redirects are the targets' origins a Location is matched to; Hops
+	// counts, by endpoint, the redirects followed: each a request on the
+	// wire beyond the endpoint's rows (redirect.go).
+	Redirects RedirectOrigins
+	Hops      []atomic.Int64
 
 	MaxSample int
 	MaxBody   int      // the largest response body read

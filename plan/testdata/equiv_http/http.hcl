@@ -7,9 +7,11 @@ target "api" {
   url        = "https://api.example:8443"
   resolve    = { "API.example" = "127.0.0.1" }
   basic_auth = { username = "alice", password = var.password }
+  redirects  = 5
 }
 endpoint "shared" {
   cookies     = "shared"
+  redirects   = 0
   digest_auth = { username = "bob", password = var.password }
 }
 scenario "login" {
@@ -20,7 +22,8 @@ scenario "login" {
 }
 scenario "jar" {
   step "login" {
-    path    = "/login"
+    path      = "/login"
+    redirects = 2
     capture = { sid = cookie("sid") }
   }
 }
