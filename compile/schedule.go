@@ -233,6 +233,21 @@ type Request struct {
 	// Digest answers the server's Digest challenge (RFC 7616) with these
 	// credentials; nil: none.
 	Digest *DigestAuth `json:",omitempty"`
+	// Checks test every response (check blocks, in the plan's order); a
+	// failed one makes the row check_failed.
+	Checks []Check `json:",omitempty"`
+}
+
+// Check is a request's check block as the engines run it (see plan.Check).
+type Check struct {
+	Name    string
+	Subject plan.CheckSubject
+	Path    string // the JSON path or the header name
+	Op      plan.CheckOp
+	Value   string
+	Exists  bool
+	// MinSize and MaxSize bound the body's size (CheckSize); -1: unset.
+	MinSize, MaxSize int64
 }
 
 // DigestAuth are a request's digest_auth credentials.

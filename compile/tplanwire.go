@@ -100,6 +100,19 @@ type wireRequest struct {
 	Static  bool          `json:"Static"`
 	GRPC    *wireGRPCCall `json:"GRPC,omitempty"`
 	Digest  *DigestAuth   `json:"Digest,omitempty"`
+	Checks  []wireCheck   `json:"Checks,omitempty"`
+}
+
+// wireCheck is a request's check block; only in plans that have them.
+type wireCheck struct {
+	Name    string `json:"Name"`
+	Subject uint8  `json:"Subject"`
+	Path    string `json:"Path,omitempty"`
+	Op      uint8  `json:"Op"`
+	Value   string `json:"Value,omitempty"`
+	Exists  bool   `json:"Exists,omitempty"`
+	MinSize int64  `json:"MinSize"`
+	MaxSize int64  `json:"MaxSize"`
 }
 
 type wireCapture struct {
@@ -260,7 +273,11 @@ func toWireRequest(r Request) wireRequest {
 		Headers: mapSlice(r.Headers, func(h HeaderSplice) wireHeader {
 			return wireHeader{Name: h.Name, Value: toWireSplice(h.Value)}
 		}),
-		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest}
+		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest,
+		Checks: mapSlice(r.Checks, func(c Check) wireCheck {
+			return wireCheck{Name: c.Name, Subject: uint8(c.Subject), Path: c.Path, Op: uint8(c.Op), Value: c.Value,
+				Exists: c.Exists, MinSize: c.MinSize, MaxSize: c.MaxSize}
+		})}
 }
 
 func toWireGRPCCall(g *GRPCCall) *wireGRPCCall {
@@ -311,7 +328,11 @@ func fromWireRequest(w wireRequest) Request {
 		Headers: mapSlice(w.Headers, func(h wireHeader) HeaderSplice {
 			return HeaderSplice{Name: h.Name, Value: fromWireSplice(h.Value)}
 		}),
-		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest}
+		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest,
+		Checks: mapSlice(w.Checks, func(c wireCheck) Check {
+			return Check{Name: c.Name, Subject: plan.CheckSubject(c.Subject), Path: c.Path, Op: plan.CheckOp(c.Op), Value: c.Value,
+				Exists: c.Exists, MinSize: c.MinSize, MaxSize: c.MaxSize}
+		})}
 }
 
 func toWireEntry(e Entry) wireEntry {

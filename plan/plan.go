@@ -173,7 +173,9 @@ type Request struct {
 	// (for a gRPC call: gRPC codes, empty means OK only).
 	Expect []int
 	// GRPC is the call a request to a gRPC target makes; nil otherwise.
-	GRPC      *GRPCRequest
+	GRPC *GRPCRequest
+	// Checks test the response (check blocks), in the plan's order.
+	Checks    []Check
 	DeclRange hcl.Range
 }
 
