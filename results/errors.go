@@ -26,6 +26,7 @@ const (
 	NoItem       // a for_each iteration beyond the captured array's length
 	Unprocessed  // HTTP/2: the server did not process the stream (GOAWAY, REFUSED_STREAM)
 	Skipped      // WebSocket: a send its skip_if matched, so it was not sent
+	CheckFailed  // a complete response failed one of its request's checks
 	numErrorKinds
 )
 
@@ -51,6 +52,7 @@ var ErrorNames = [numErrorKinds]string{
 	NoItem:         "no_item",
 	Unprocessed:    "unprocessed",
 	Skipped:        "skipped",
+	CheckFailed:    "check_failed",
 }
 
 // NotRequest reports whether rows of this kind stand for no request at all

@@ -1,10 +1,9 @@
 package check
 
 import (
+	"bytes"
 	"math/bits"
-	"strconv"
 
-	"github.com/tressi/tressi/exec/internal/session"
 	"github.com/tressi/tressi/plan"
 )
 
@@ -24,6 +23,7 @@ type jsonTokenizer struct {
 	skip       int
 	inStr, esc bool
 	key        []byte // the key being read, raw (escapes kept)
+	keyText    []byte // an escaped key's text
 	caps       [maxPath + 1]capture
 	ncap       int
 	val        []byte // the bytes of the captured values, outermost first
@@ -203,13 +203,9 @@ func (t *jsonTokenizer) child(m *Matcher, n int) uint64 {
 // childKey is the checks looking for the value of the key just read.
 func (t *jsonTokenizer) childKey(m *Matcher) uint64 {
 	key := t.key
-	for _, c := range key {
-		if c == '\\' {
-			if s, err := strconv.Unquote(`"` + string(key) + `"`); err == nil {
-				t.scratch = append(t.scratch[:0], s...)
-				key = t.scratch
-			}
-			break
+	if bytes.IndexByte(key, '\\') >= 0 {
+		if k, ok := appendUnescaped(t.keyText[:0], key); ok {
+			t.keyText, key = k, k
 		}
 	}
 	lv := &t.levels[t.depth-1]
@@ -256,7 +252,9 @@ func (t *jsonTokenizer) decide(m *Matcher, cp capture) {
 			m.decide(i, reasonTooLong, nil)
 			continue
 		}
-		text, ok := session.JSONText(t.val[cp.start:], t.scratch)
+		var text []byte
+		var ok bool
+		text, t.scratch, ok = jsonText(t.val[cp.start:], t.scratch)
 		m.judge(i, text, ok)
 	}
 	if t.ncap == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unsafe"
 
 	"github.com/tressi/tressi/h1"
 	"github.com/tressi/tressi/plan"
@@ -83,6 +84,15 @@ func (m *Matcher) Field(name string, value []byte) {
 			m.header(i, value)
 		}
 	}
+}
+
+// FieldString is Field for a value held as a string (HTTP/2's decoded
+// fields), read in place.
+func (m *Matcher) FieldString(name, value string) {
+	if m.p == nil || m.p.header == 0 {
+		return
+	}
+	m.Field(name, unsafe.Slice(unsafe.StringData(value), len(value)))
 }
 
 // FieldFor feeds check i's header value (nil: absent), for engines that
