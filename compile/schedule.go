@@ -328,5 +328,5 @@ func Thresholds(t *plan.Thresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
 		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Max: t.Max,
 		LiveWindow: t.LiveWindow, LiveDelay: t.LiveDelay, LiveMinCount: t.LiveMinCount,
-		Abort: t.Abort, AllowAllFailed: t.AllowAllFailed}
+		Abort: t.Abort, AllowAllFailed: t.AllowAllFailed, CheckRate: t.CheckRate}
 }

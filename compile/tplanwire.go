@@ -203,10 +203,11 @@ type wireThresholds struct {
 	AllowAllFailed bool `json:"AllowAllFailed"`
 	// Max and the live latency settings are newer still: left out when
 	// unset, so files without them read (and hash) as before.
-	Max          int64 `json:"Max,omitempty"`
-	LiveWindow   int64 `json:"LiveWindow,omitempty"`
-	LiveDelay    int64 `json:"LiveDelay,omitempty"`
-	LiveMinCount int64 `json:"LiveMinCount,omitempty"`
+	Max          int64   `json:"Max,omitempty"`
+	LiveWindow   int64   `json:"LiveWindow,omitempty"`
+	LiveDelay    int64   `json:"LiveDelay,omitempty"`
+	LiveMinCount int64   `json:"LiveMinCount,omitempty"`
+	CheckRate    float64 `json:"CheckRate,omitempty"`
 }
 
 // mapSlice converts a slice element by element, keeping nil as nil (the
@@ -411,12 +412,13 @@ func toWireThresholds(t results.Thresholds) wireThresholds {
 	return wireThresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
 		P50: int64(t.P50), P90: int64(t.P90), P95: int64(t.P95), P99: int64(t.P99), P999: int64(t.P999), Abort: t.Abort,
 		AllowAllFailed: t.AllowAllFailed, Max: int64(t.Max), LiveWindow: int64(t.LiveWindow), LiveDelay: int64(t.LiveDelay),
-		LiveMinCount: t.LiveMinCount}
+		LiveMinCount: t.LiveMinCount, CheckRate: t.CheckRate}
 }
 
 func fromWireThresholds(w wireThresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: w.ErrorRate, ErrorCount: w.ErrorCount, StatusCodes: w.StatusCodes,
 		P50: time.Duration(w.P50), P90: time.Duration(w.P90), P95: time.Duration(w.P95), P99: time.Duration(w.P99),
 		P999: time.Duration(w.P999), Max: time.Duration(w.Max), LiveWindow: time.Duration(w.LiveWindow),
-		LiveDelay: time.Duration(w.LiveDelay), LiveMinCount: w.LiveMinCount, Abort: w.Abort, AllowAllFailed: w.AllowAllFailed}
+		LiveDelay: time.Duration(w.LiveDelay), LiveMinCount: w.LiveMinCount, Abort: w.Abort, AllowAllFailed: w.AllowAllFailed,
+		CheckRate: w.CheckRate}
 }

@@ -133,3 +133,35 @@ func TestLoopChecksAllocateNothingPerRequest(t *testing.T) {
 		t.Fatalf("%.2f allocations per request with checks: the checks' path allocates", perRequest)
 	}
 }
+
+// meta.json counts each check per endpoint, and check_rate judges the
+// fraction that held: here half of them (every _fail step's check fails).
+func TestCheckRateThreshold(t *testing.T) {
+	addr := startTarget(t, testserver.Options{})
+	src := checksPlan(addr, "", "") + "thresholds {\n  check_rate = 0.9\n}\n"
+	s := compilePlan(t, src, nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	out, _ := runPlan(t, s, Options{Engine: EngineLoop, OutDir: dir})
+	var rate *results.ThresholdResult
+	for i := range out.Thresholds {
+		if out.Thresholds[i].Name == "check_rate" {
+			rate = &out.Thresholds[i]
+		}
+	}
+	if rate == nil || rate.OK || rate.Actual != 0.5 || rate.Limit != 0.9 {
+		t.Fatalf("check_rate verdict %+v in %+v", rate, out.Thresholds)
+	}
+	m := readMeta(t, dir)
+	if len(m.Checks) != 2*len(checkForms) || m.ExitStatus != "thresholds_failed" {
+		t.Fatalf("meta.json: %d check tallies, exit status %q", len(m.Checks), m.ExitStatus)
+	}
+	for _, c := range m.Checks {
+		wantFailed := int64(0)
+		if strings.HasSuffix(c.Endpoint, "_fail") {
+			wantFailed = 2
+		}
+		if c.Run != 2 || c.Failed != wantFailed {
+			t.Errorf("tally %+v, want 2 runs, %d failed", c, wantFailed)
+		}
+	}
+}

@@ -303,6 +303,7 @@ func (r *runState) finish() error {
 	ex.Rec.Totals.First.Fill(meta, opt.StartTolerance)
 	meta.Protocols = ex.ConnProtocols()
 	meta.ConnectionWaits = ex.ConnWaits.Load()
+	meta.Checks = checkTallies(ex)
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.Cl.TLSMeta(s.Targets)
 	if meta.TLS != nil {

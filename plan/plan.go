@@ -315,5 +315,7 @@ type Thresholds struct {
 	// that probes a service expected to be down); by default such a run
 	// fails, with or without thresholds.
 	AllowAllFailed bool
-	DeclRange      hcl.Range
+	// CheckRate is the least fraction of checks that must hold; 0: unset.
+	CheckRate float64
+	DeclRange hcl.Range
 }

@@ -185,5 +185,6 @@ var thresholdsSchema = &hcl.BodySchema{
 		{Name: "live_min_count"},
 		{Name: "abort"},
 		{Name: "allow_all_failed"},
+		{Name: "check_rate"},
 	},
 }
