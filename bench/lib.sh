@@ -147,6 +147,53 @@ EOF
   return 1
 }
 
+# start_nginx_http runs Debian's nginx as a plain HTTP/1.1 target on
+# $TARGET_CPU (one worker, keep-alive without a request limit, no access
+# log, a fixed 3-byte body) and sets TARGET_URL; its stub_status counts
+# requests (nginx_requests).
+start_nginx_http() {
+  if ! command -v nginx >/dev/null; then
+    log "installing nginx-light with apt-get"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null || return 1
+  fi
+  local d="$OUT/nginx" port sport i
+  mkdir -p "$d"
+  port="$(free_port)"
+  sport="$(free_port)"
+  cat >"$d/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+worker_rlimit_nofile 16384;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 65s;
+  server {
+    listen 127.0.0.1:$port backlog=4096;
+    location / { return 200 "ok\n"; }
+  }
+  server {
+    listen 127.0.0.1:$sport;
+    location / { stub_status; }
+  }
+}
+EOF
+  taskset -c "$TARGET_CPU" nginx -p "$d" -c "$d/nginx.conf" -e "$d/error.log" &
+  NGINX_PID=$!
+  trap stop_nginx EXIT
+  TARGET_URL="http://127.0.0.1:$port"
+  NGINX_STATUS="http://127.0.0.1:$sport/"
+  for i in $(seq 100); do
+    curl -fsS "$TARGET_URL/" >/dev/null 2>&1 && return 0
+    sleep 0.05
+  done
+  log "nginx did not start: $(tail -3 "$d/error.log")"
+  return 1
+}
+
 stop_nginx() {
   if [[ -n "${NGINX_PID:-}" ]]; then
     kill -QUIT "$NGINX_PID" 2>/dev/null || true

@@ -253,7 +253,7 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 		build = func(st *plan.Step) Step {
 			name := sc.Name + "." + st.Name
 			ri := -1
-			if st.Kind == plan.StepHTTP || st.Kind.Rows() {
+			if st.Kind == plan.StepHTTP || st.Kind == plan.StepCallOpen || st.Kind.Rows() {
 				ri = addRequest(name, &st.Request, scope)
 			}
 			if ri >= 0 && len(s.Requests[ri].Expect) == 0 {
@@ -283,6 +283,10 @@ func buildTable(p *plan.Plan, s *Schedule) hcl.Diagnostics {
 			var d hcl.Diagnostics
 			step.WebSocket, d = buildWebSocketStep(st, scope, &ids, build)
 			diags = append(diags, d...)
+			if st.Call != nil {
+				step.WebSocket, d = buildCallStep(st, scope, &ids)
+				diags = append(diags, d...)
+			}
 			return step
 		}
 		for _, st := range sc.Steps {

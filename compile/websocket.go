@@ -50,15 +50,7 @@ func buildWebSocketStep(st *plan.Step, scope requestScope, nextID *uint32, build
 	var diags hcl.Diagnostics
 	out := &WebSocketStep{Subprotocols: w.Subprotocols, Binary: w.Binary, Wait: w.Wait, Marked: w.Marked,
 		SkipIf: w.SkipIf, ExitIfFailed: w.ExitIfFailed, Hold: w.Hold, CloseCode: w.CloseCode, Items: -1, Max: w.Max}
-	if a := w.Await; a != nil {
-		ca := &Await{Regex: a.Regex, Timeout: a.Timeout, Status: a.Status}
-		for _, m := range a.JSON {
-			sp, d := buildSplice("", m.Value, scope, nextID, st.DeclRange)
-			diags = append(diags, d...)
-			ca.JSON = append(ca.JSON, JSONMatch{Path: m.Path, Value: sp})
-		}
-		out.Await = ca
-	}
+	out.Await, diags = buildAwait(w.Await, st, scope, nextID)
 	if st.Kind == plan.StepForEach {
 		if i, ok := scope.captures[w.Items]; ok {
 			out.Items = i
@@ -68,6 +60,30 @@ func buildWebSocketStep(st *plan.Step, scope requestScope, nextID *uint32, build
 		}
 	}
 	return out, diags
+}
+
+// buildAwait compiles an await (nil: none), its values made splices.
+func buildAwait(a *plan.Await, st *plan.Step, scope requestScope, nextID *uint32) (*Await, hcl.Diagnostics) {
+	if a == nil {
+		return nil, nil
+	}
+	var diags hcl.Diagnostics
+	ca := &Await{Regex: a.Regex, Timeout: a.Timeout, Status: a.Status}
+	for _, m := range a.JSON {
+		sp, d := buildSplice("", m.Value, scope, nextID, st.DeclRange)
+		diags = append(diags, d...)
+		ca.JSON = append(ca.JSON, JSONMatch{Path: m.Path, Value: sp})
+	}
+	return ca, diags
+}
+
+// buildCallStep compiles what a step naming a gRPC stream holds beyond
+// its request: its await, carried as a WebSocket step's is (the same
+// matching, on the reply decoded to protojson), so a .tplan holds it as
+// it holds those.
+func buildCallStep(st *plan.Step, scope requestScope, nextID *uint32) (*WebSocketStep, hcl.Diagnostics) {
+	a, diags := buildAwait(st.Call.Await, st, scope, nextID)
+	return &WebSocketStep{Wait: true, Await: a, Items: -1}, diags
 }
 
 // SessionRows is the number of rows a session of entry e records, whatever

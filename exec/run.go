@@ -75,13 +75,14 @@ type Options struct {
 	// response with an expected status), on the recorder's goroutine. It
 	// must not keep row.
 	Observe func(row *results.Row, ok bool)
-	// SetUp, when set, is called once the run's set-up is done (plan
-	// checked, run directory made), before connections open: the place for
-	// process-wide settings, which exec leaves to its caller. tressi's CLI
-	// returns what loading and compiling the plan left behind to the OS
-	// there (debug.FreeOSMemory), so the heap starts near its working size
-	// and the first collection comes when that doubles, not the start-up
-	// garbage. The loop engine also needs GOMAXPROCS of 2 or more (each
+	// SetUp, when set, is called once the run is set up (connections
+	// warm, results file and recorder ready), just before the engine
+	// starts and within the lead the clock leaves for it (startLead): the
+	// place for process-wide settings, which exec leaves to its caller.
+	// tressi's CLI returns what loading and compiling the plan and
+	// setting up the run left behind to the OS there (debug.FreeOSMemory),
+	// so the heap starts at its working size and the first collection
+	// comes when that doubles, not in the run's first second. The loop engine also needs GOMAXPROCS of 2 or more (each
 	// loop holds a P; the recorder needs one of its own, even on one
 	// core): Run refuses less.
 	SetUp func()

@@ -100,9 +100,6 @@ func (r *runState) setUp() error {
 	if out.Start.IsZero() {
 		out.Start = time.Now()
 	}
-	if opt.SetUp != nil {
-		opt.SetUp()
-	}
 	// Checked again after the set-up, which may have taken a while: the
 	// run directory then says why it holds no results.
 	if err := checkStart(opt.StartAt, time.Now(), opt.StartTolerance); err != nil {
@@ -156,17 +153,16 @@ func (r *runState) openResults() error {
 	r.file = f
 	if w, ok := eng.(warmer); ok {
 		// Connections open before instant zero: a shared --start-at is
-		// kept (the warm-up ends a little before it), else the clock
-		// starts when the warm-up ends.
+		// kept (the warm-up ends startLead before it).
 		until := ex.Clock.Now() + int64(warmLimit)
 		if !opt.StartAt.IsZero() {
-			until = min(until, -int64(time.Millisecond))
+			until = min(until, -int64(startLead))
 		}
 		r.meta.Warmup = w.Warm(until)
-		if opt.StartAt.IsZero() {
-			out.Start = time.Now()
-			ex.Clock.Base = out.Start
-		}
+	}
+	if opt.StartAt.IsZero() {
+		out.Start = time.Now().Add(startLead)
+		ex.Clock.Base = out.Start
 	}
 	r.overran = ex.WatchScheduleEnd().Stop
 
@@ -209,8 +205,19 @@ func (r *runState) openResults() error {
 			ex.Bucks[i] = run.NewBucket(e.MaxRate)
 		}
 	}
+	if opt.SetUp != nil {
+		opt.SetUp()
+	}
 	return nil
 }
+
+// startLead is how long after the warm-up the run's clock starts (or,
+// with --start-at, how long before the shared start the warm-up ends):
+// room for what still comes before the first slot (the results file's
+// header, whose dictionaries arrow-go compresses with a fresh zstd
+// encoder, the recorder, the caller's SetUp), which would otherwise make
+// the first slots late by its length on the engine's own core.
+const startLead = 50 * time.Millisecond
 
 // start starts the engine, then the live view and the progress monitor.
 func (r *runState) start() error {
@@ -303,6 +310,7 @@ func (r *runState) finish() error {
 	ex.Rec.Totals.First.Fill(meta, opt.StartTolerance)
 	meta.Protocols = ex.ConnProtocols()
 	meta.ConnectionWaits = ex.ConnWaits.Load()
+	meta.GRPCStreams = ex.StreamFigures()
 	meta.Checks = checkTallies(ex)
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.Cl.TLSMeta(s.Targets)

@@ -13,6 +13,9 @@ import "strings"
 type Call struct {
 	// KeepMessage keeps grpc-message's text (decoded) for Message.
 	KeepMessage bool
+	// Each, when set, is handed every whole message as it completes (a
+	// streaming call's replies); the slice is valid during the call only.
+	Each func(m []byte, compressed bool)
 
 	http      int
 	grpcType  bool // content-type application/grpc (or application/grpc+...)
@@ -58,7 +61,12 @@ func (c *Call) Data(p []byte) {
 	c.frameErr = c.frames.Feed(p, c.count)
 }
 
-func (c *Call) count([]byte, bool) { c.messages++ }
+func (c *Call) count(m []byte, compressed bool) {
+	c.messages++
+	if c.Each != nil {
+		c.Each(m, compressed)
+	}
+}
 
 // Messages is how many whole response messages arrived.
 func (c *Call) Messages() int64 { return c.messages }

@@ -130,6 +130,10 @@ type Stream struct {
 	gotHeaders bool // the final response's headers arrived
 	ended      bool // END_STREAM seen from the server
 	body       []byte
+	// open: the request goes on after its headers (Open): Send queues its
+	// bytes in queue (owned, kept for the next stream), HalfClose ends it.
+	open       bool
+	queue      []byte
 	window     int64 // send window
 	recvWindow int64 // what the server may still send on it
 	recvCredit int64 // stream bytes consumed, not yet returned

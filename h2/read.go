@@ -448,11 +448,12 @@ func (c *Conn) onWindowUpdate(f *http2.WindowUpdateFrame) {
 }
 
 // complete ends a stream whose response arrived whole. A request body
-// still unsent is abandoned with RST_STREAM(NO_ERROR): the server answered
-// without it (RFC 9113 §8.1).
+// still unsent, or an open stream's request not yet half-closed, is
+// abandoned with RST_STREAM(NO_ERROR): the server answered without it
+// (RFC 9113 §8.1).
 func (c *Conn) complete(s *Stream) {
 	s.ended = true
-	if len(s.body) > 0 {
+	if len(s.body) > 0 || s.open {
 		c.writeErr(c.fr.WriteRSTStream(s.ID, http2.ErrCodeNo))
 	}
 	delete(c.streams, s.ID)

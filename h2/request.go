@@ -45,6 +45,58 @@ func (c *Conn) Start(req *Request, tag int64) (*Stream, error) {
 	return s, c.err
 }
 
+// Open starts a stream whose request goes on after its headers, as a
+// gRPC streaming call's does: no END_STREAM with them; its body is what
+// Send queues, sent as the windows allow, and HalfClose ends it. Call it
+// only when Ready; req.Body must be empty.
+func (c *Conn) Open(req *Request, tag int64) (*Stream, error) {
+	if !c.Ready() {
+		if c.err != nil {
+			return nil, c.err
+		}
+		return nil, ErrNotReady
+	}
+	s := c.newStream(tag)
+	block := req.Block
+	if block == nil {
+		block = c.enc.encode(req)
+		c.writeErr(c.enc.err)
+	}
+	c.writeHeaders(s, block, false)
+	s.open = true
+	c.streams[s.ID] = s
+	return s, c.err
+}
+
+// Send queues p (copied) on an open stream and sends what the windows
+// allow now; the rest follows as the server opens them. It does nothing
+// on a stream that has ended or was half-closed.
+func (c *Conn) Send(s *Stream, p []byte) {
+	if c.streams[s.ID] != s || !s.open {
+		return
+	}
+	if len(s.body) == 0 {
+		s.queue = s.queue[:0]
+	}
+	off := len(s.queue) - len(s.body)
+	s.queue = append(s.queue, p...)
+	s.body = s.queue[off:]
+	c.sendBody(s)
+}
+
+// HalfClose ends an open stream's request: END_STREAM goes out with the
+// last of what Send queued (an empty DATA frame when all of it is out).
+func (c *Conn) HalfClose(s *Stream) {
+	if c.streams[s.ID] != s || !s.open {
+		return
+	}
+	s.open = false
+	if len(s.body) == 0 {
+		c.writeErr(c.fr.WriteData(s.ID, true, nil))
+		s.Out += 9
+	}
+}
+
 func (c *Conn) newStream(tag int64) *Stream {
 	var s *Stream
 	if n := len(c.free); n > 0 {
@@ -52,7 +104,7 @@ func (c *Conn) newStream(tag int64) *Stream {
 	} else {
 		s = new(Stream)
 	}
-	*s = Stream{ID: c.nextID, Tag: tag, window: int64(c.peerWindow), recvWindow: defaultStreamWindow}
+	*s = Stream{ID: c.nextID, Tag: tag, window: int64(c.peerWindow), recvWindow: defaultStreamWindow, queue: s.queue[:0]}
 	c.nextID += 2
 	return s
 }
@@ -80,7 +132,7 @@ func (c *Conn) recycle(s *Stream) {
 	if s.gotHeaders {
 		c.answering--
 	}
-	*s = Stream{}
+	*s = Stream{queue: s.queue[:0]}
 	c.free = append(c.free, s)
 }
 
@@ -167,7 +219,7 @@ func (c *Conn) sendBody(s *Stream) {
 		c.sendWindow -= n
 		s.window -= n
 		s.Out += 9 + n
-		c.writeErr(c.fr.WriteData(s.ID, len(s.body) == 0, part))
+		c.writeErr(c.fr.WriteData(s.ID, len(s.body) == 0 && !s.open, part))
 	}
 }
 

@@ -63,10 +63,14 @@ func (l *loader) decodeGRPCRequest(r *Request, attrs hcl.Attributes, owner *hcl.
 	if err != nil {
 		return append(diags, attrError(attr, "Unknown gRPC method", err.Error()+"."))
 	}
-	if md.IsStreamingClient() || md.IsStreamingServer() {
+	if streaming := md.IsStreamingClient() || md.IsStreamingServer(); streaming && !sc.streams {
 		return append(diags, attrError(attr, "Streaming method in an endpoint",
-			fmt.Sprintf("%s streams (client %v, server %v); this version of tressi calls unary methods only, as endpoints and scenario steps. Name a unary method.",
+			fmt.Sprintf("%s streams (client %v, server %v); an endpoint calls a unary method. Open the stream in a scenario step instead, and send and await its messages in steps naming it with stream = \"STEP\".",
 				name, md.IsStreamingClient(), md.IsStreamingServer())))
+	}
+	if md.IsStreamingClient() && attrs["message"] != nil {
+		diags = append(diags, attrError(attrs["message"], "Message on a stream's open step",
+			fmt.Sprintf("%s takes a stream of messages: the step that opens it sends none. Send each in a later step, such as step \"say\" { stream = %q, message = { ... } }.", name, owner.Labels[0])))
 	}
 	g.Desc = md
 	g.Method = string(md.Parent().FullName()) + "/" + string(md.Name())
@@ -178,7 +182,7 @@ func grpcStepCaptures(st *Step) hcl.Diagnostics {
 // would otherwise be ignored.
 func grpcOnWebSocketStep(attrs hcl.Attributes, st *Step) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, name := range grpcAttributes {
+	for _, name := range append(grpcAttributes, "stream", "half_close", "cancel", "finish") {
 		if attr := attrs[name]; attr != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "gRPC attribute on a WebSocket step",
 				Detail:  fmt.Sprintf("step %q is a WebSocket %s step; %s belongs to a gRPC call, in a step of its own to a gRPC target.", st.Name, st.Kind, name),

@@ -147,6 +147,7 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 	}
 
 	var steps []*Step
+	var call *openCall // the gRPC stream a step opened, for the steps naming it
 	captured := sctx.captured
 	connectTarget := sctx.connectTarget
 	firstStep := map[string]hcl.Range{}
@@ -174,9 +175,16 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 		sc.connectTarget = connectTarget
 		var d hcl.Diagnostics
 		websocket := sctx.websocket && i >= sctx.httpBefore // HTTP steps may precede the connect
-		st.Kind, d = stepKind(contents[i], b, websocket)
-		diags = append(diags, d...)
+		sc.streams = !websocket && !sctx.each
+		if contents[i].Attributes["stream"] != nil && sc.streams {
+			diags = append(diags, l.decodeCallStep(contents[i], b, st, sc, call)...)
+		} else {
+			st.Kind, d = stepKind(contents[i], b, websocket)
+			diags = append(diags, d...)
+		}
 		switch {
+		case st.Kind.Call():
+			// decoded above
 		case st.Kind == StepHTTP && websocket:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "HTTP step in a WebSocket scenario",
 				Detail: fmt.Sprintf("Scenario %q is a WebSocket session from its connect on, so step %q must send, hold, think, close or for_each; HTTP requests may only come before the connect step (to log in, say), or go in another scenario.", scenario, st.Name), Subject: b.DefRange.Ptr()})
@@ -190,6 +198,10 @@ func (l *loader) decodeSteps(scenario string, blocks []*hcl.Block, data *Data, n
 			st.Request, d = l.decodeRequest(contents[i], b, sc)
 			diags = append(diags, d...)
 			diags = append(diags, grpcStepCaptures(st)...)
+			if opened := callOpened(st); opened != nil {
+				diags = append(diags, streamOpenChecks(st, call, contents[i].Attributes)...)
+				call = opened
+			}
 		default:
 			diags = append(diags, l.decodeWebSocket(contents[i], b, st, sc)...)
 			diags = append(diags, grpcOnWebSocketStep(contents[i].Attributes, st)...)

@@ -37,6 +37,9 @@ type scope struct {
 	// each.value and each.index (steps inside a for_each).
 	websocket bool
 	each      bool
+	// streams allows a streaming gRPC method in a call (a scenario's
+	// top-level step opening it; endpoints call unary methods only).
+	streams bool
 }
 
 // eval evaluates expr in sc. References are checked first so each mistake

@@ -215,7 +215,8 @@ type Step struct {
 	Name string
 	Kind StepKind
 	Request
-	WebSocket *WebSocket // set for every kind but StepHTTP
+	WebSocket *WebSocket // set for every kind but StepHTTP and the Call kinds
+	Call      *CallStep  // set for the steps naming a gRPC stream (StepCallSend and after)
 	Captures  []Capture
 	Repeat    int           // times the request is sent; default 1
 	Think     time.Duration // pause after each send; -1 means "use the scenario's"

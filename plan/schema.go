@@ -123,6 +123,11 @@ var stepSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "close"},
 		hcl.AttributeSchema{Name: "for_each"},
 		hcl.AttributeSchema{Name: "max"},
+		// gRPC streaming calls (grpcstream.go).
+		hcl.AttributeSchema{Name: "stream"},
+		hcl.AttributeSchema{Name: "half_close"},
+		hcl.AttributeSchema{Name: "cancel"},
+		hcl.AttributeSchema{Name: "finish"},
 	),
 	Blocks: []hcl.BlockHeaderSchema{
 		expectBlock,

@@ -15,17 +15,35 @@ const (
 	StepHold                    // hold = "60s": stay connected and idle, answering pings
 	StepClose                   // close = 1000: the close handshake
 	StepForEach                 // for_each = captured.x, max = N: nested steps per element
+	// gRPC streaming calls (grpcstream.go): a step opens the call, later
+	// steps name it with stream = "STEP".
+	StepCallOpen      // rpc = a streaming method: the call's headers (and a server stream's one message)
+	StepCallSend      // message = {...}: one message per repeat, its reply maybe awaited
+	StepCallReceive   // await {...} alone: one reply per repeat
+	StepCallHalfClose // half_close = true: END_STREAM
+	StepCallCancel    // cancel = true: RST_STREAM(CANCEL)
+	StepCallFinish    // finish = true: the call's end and its gRPC code
 )
 
 func (k StepKind) String() string {
-	return [...]string{"http", "connect", "send", "think", "hold", "close", "for_each"}[k]
+	return [...]string{"http", "connect", "send", "think", "hold", "close", "for_each",
+		"open", "message", "receive", "half_close", "cancel", "finish"}[k]
 }
 
 // Rows reports whether a step of this kind records one row per execution:
-// the connect (the upgrade), every frame sent and the close do.
+// the connect (the upgrade), every frame sent and the close do; of a
+// gRPC stream, every message sent, every reply received, the cancel and
+// the finish.
 func (k StepKind) Rows() bool {
-	return k == StepHTTP || k == StepConnect || k == StepSend || k == StepClose
+	switch k {
+	case StepHTTP, StepConnect, StepSend, StepClose, StepCallSend, StepCallReceive, StepCallCancel, StepCallFinish:
+		return true
+	}
+	return false
 }
+
+// Call reports whether a step of this kind works on a gRPC streaming call.
+func (k StepKind) Call() bool { return k >= StepCallOpen }
 
 // WebSocket is what a WebSocket step holds beyond Step's own fields.
 type WebSocket struct {

@@ -111,7 +111,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	var warnings []string
 	var infos []ShardInfo
 	var envFirst map[string]any
-	var protocols map[string]map[string]int64
+	var protocols, streams map[string]map[string]int64
 	var partial bool
 	var missingAll int64
 	slots := shards != nil
@@ -168,6 +168,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 			envFirst = env
 		}
 		protocols = addProtocols(protocols, env)
+		streams = addGRPCStreams(streams, env)
 		held := roaring64.New()
 		if shards != nil {
 			shards.inputRead(i)
@@ -197,6 +198,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	s.Run = RunInfo{PlanName: m.PlanName, RunID: m.RunID, ScheduleHash: m.ScheduleHash, StartUnixNs: m.StartUnixNs, Version: m.Version}
 	s.Partial, s.MissingSlots = partial, missingAll
 	s.Protocols = protocols
+	s.GRPCStreams = streams
 	if env := envFirst; env != nil {
 		s.Run.Environment = env
 		s.Checks = checkTallies(env)

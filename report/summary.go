@@ -81,6 +81,10 @@ type Summary struct {
 	// target, the connections that spoke each protocol ("http/1.1", "h2",
 	// "h2c"); nil without one.
 	Protocols map[string]map[string]int64 `json:"protocols,omitempty"`
+	// GRPCStreams is meta.json's grpc_streams summed over shards: by the
+	// step that opens them, the gRPC streams' calls, sent, received and
+	// unmatched messages.
+	GRPCStreams map[string]map[string]int64 `json:"grpc_streams,omitempty"`
 }
 
 // ConnectSummary sums the connect_ns column: how many requests opened a

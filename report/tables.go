@@ -119,6 +119,9 @@ func (r *Report) overview() section {
 	if len(s.Protocols) > 0 {
 		add("connections by protocol", protocolLine(s.Protocols))
 	}
+	if len(s.GRPCStreams) > 0 {
+		add("gRPC streams", grpcStreamsLine(s.GRPCStreams))
+	}
 	if t := s.TLS; t != nil {
 		add("TLS handshakes", fmt.Sprintf("%s, %s of them resumed", count(t.Handshakes), count(t.Resumed)))
 	}

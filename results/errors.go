@@ -26,6 +26,7 @@ const (
 	NoItem       // a for_each iteration beyond the captured array's length
 	Unprocessed  // HTTP/2: the server did not process the stream (GOAWAY, REFUSED_STREAM)
 	Skipped      // WebSocket: a send its skip_if matched, so it was not sent
+	StreamEnded  // gRPC stream: the call ended (its trailers, a reset) before the reply awaited
 	CheckFailed  // a complete response failed one of its request's checks
 	numErrorKinds
 )
@@ -52,6 +53,7 @@ var ErrorNames = [numErrorKinds]string{
 	NoItem:         "no_item",
 	Unprocessed:    "unprocessed",
 	Skipped:        "skipped",
+	StreamEnded:    "stream_ended",
 	CheckFailed:    "check_failed",
 }
 

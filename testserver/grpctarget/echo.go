@@ -124,6 +124,7 @@ func (s *Server) serverStream(_ any, ss grpc.ServerStream) error {
 		if err := ss.SendMsg(s.newReply(r.text, r.id, int64(i), 1)); err != nil {
 			return err
 		}
+		s.replied(methodServerStream)
 	}
 	return r.failure()
 }
@@ -149,7 +150,11 @@ func (s *Server) clientStream(_ any, ss grpc.ServerStream) error {
 	}
 	s.waitStall()
 	s.sleep(last.delay)
-	return ss.SendMsg(s.newReply(last.text, last.id, 0, n))
+	if err := ss.SendMsg(s.newReply(last.text, last.id, 0, n)); err != nil {
+		return err
+	}
+	s.replied(methodClientStream)
+	return nil
 }
 
 func (s *Server) bidi(_ any, ss grpc.ServerStream) error {
@@ -173,6 +178,7 @@ func (s *Server) bidi(_ any, ss grpc.ServerStream) error {
 		if err := ss.SendMsg(s.newReply(r.text, r.id, n, n+1)); err != nil {
 			return err
 		}
+		s.replied(methodBidi)
 		n++
 	}
 }

@@ -74,6 +74,7 @@ type Server struct {
 	mu       sync.Mutex
 	calls    map[Key]int64
 	messages map[string]int64 // request messages read, by method
+	replies  map[string]int64 // reply messages sent, by method
 
 	stallUntil atomic.Int64
 	done       chan struct{}
@@ -91,7 +92,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{files: files, calls: map[Key]int64{}, messages: map[string]int64{}, done: make(chan struct{})}
+	s := &Server{files: files, calls: map[Key]int64{}, messages: map[string]int64{}, replies: map[string]int64{}, done: make(chan struct{})}
 	d, err := files.FindDescriptorByName("tressibench.EchoRequest")
 	if err != nil {
 		return nil, err
@@ -225,6 +226,23 @@ func (s *Server) Messages() map[string]int64 {
 	return out
 }
 
+// Replies returns how many reply messages each method sent.
+func (s *Server) Replies() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int64, len(s.replies))
+	for k, v := range s.replies {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *Server) replied(method string) {
+	s.mu.Lock()
+	s.replies[method]++
+	s.mu.Unlock()
+}
+
 // Summary prints the counters one "method code count" line each, sorted.
 func (s *Server) Summary() string {
 	var lines []string
@@ -258,7 +276,13 @@ func (s *Server) countUnary(ctx context.Context, req any, info *grpc.UnaryServer
 func (s *Server) countStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	err := h(srv, ss)
 	if strings.HasPrefix(info.FullMethod, "/"+Service+"/") {
-		s.count(info.FullMethod, err)
+		counted := err
+		if d, ok := ss.Context().Deadline(); ok && err != nil && !time.Now().Before(d) {
+			// Whatever the handler's send said as the deadline passed, the
+			// call ended at it, as the client sees it.
+			counted = status.Error(codes.DeadlineExceeded, "deadline")
+		}
+		s.count(info.FullMethod, counted)
 	}
 	return err
 }

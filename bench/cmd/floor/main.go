@@ -7,6 +7,7 @@
 //
 //	floor --url http://127.0.0.1:8080/ --conns 10 --duration 5s          # closed: 10 connections, back to back
 //	floor --url http://127.0.0.1:8080/ --conns 50 --rate 20000 --duration 5s  # open: 20k req/s on 50 connections
+//	floor --url http://127.0.0.1:8080/ --conns 10 --uring                 # closed, through io_uring
 //
 // It prints one JSON object: requests, seconds, CPU (user, sys) and CPU per
 // request over the measured window (after connecting and one warm-up
@@ -34,6 +35,7 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 1, "connections")
 	flag.Float64Var(&o.rate, "rate", 0, "open model: requests per second (0: closed model, each connection back to back)")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "measured time")
+	flag.BoolVar(&o.uring, "uring", false, "closed model through io_uring (one io_uring_enter per wake-up) instead of epoll and read/write")
 	flag.Parse()
 	// One thread does everything, as an event loop does.
 	runtime.GOMAXPROCS(1)
@@ -51,6 +53,7 @@ type options struct {
 	conns    int
 	rate     float64
 	duration time.Duration
+	uring    bool
 }
 
 // result is floor's output.
@@ -69,6 +72,8 @@ type result struct {
 	// (whole milliseconds) on kernels before 5.11.
 	Wait         string `json:"wait,omitempty"`
 	ResponseSize int    `json:"response_bytes"`
+	// Backend is how the loop talks to the kernel: epoll, or io_uring.
+	Backend string `json:"backend"`
 }
 
 func run(o options) (result, error) {
@@ -78,6 +83,9 @@ func run(o options) (result, error) {
 	}
 	if o.conns < 1 || o.duration <= 0 || o.rate < 0 {
 		return result{}, errors.New("--conns must be ≥ 1, --duration > 0 and --rate ≥ 0")
+	}
+	if o.uring && o.rate > 0 {
+		return result{}, errors.New("--uring runs the closed model only: leave out --rate")
 	}
 	if err := raiseFileLimit(o.conns + 16); err != nil {
 		return result{}, err
@@ -90,9 +98,14 @@ func run(o options) (result, error) {
 	var before, after unix.Rusage
 	unix.Getrusage(unix.RUSAGE_SELF, &before)
 	start := time.Now()
-	if o.rate > 0 {
+	backend := "epoll"
+	switch {
+	case o.rate > 0:
 		err = l.open(o.rate, o.duration)
-	} else {
+	case o.uring:
+		backend = "io_uring"
+		err = l.closedUring(o.duration)
+	default:
 		err = l.closed(o.duration)
 	}
 	elapsed := time.Since(start)
@@ -103,7 +116,7 @@ func run(o options) (result, error) {
 	user := tvSeconds(after.Utime) - tvSeconds(before.Utime)
 	sys := tvSeconds(after.Stime) - tvSeconds(before.Stime)
 	res := result{Conns: o.conns, Rate: o.rate, Requests: l.done, Seconds: elapsed.Seconds(), UserS: user, SysS: sys,
-		Late: l.late, ResponseSize: l.respLen}
+		Late: l.late, ResponseSize: l.respLen, Backend: backend}
 	if o.rate > 0 {
 		res.Wait = "epoll_pwait2"
 		if l.noPwait2 {

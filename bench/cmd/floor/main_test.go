@@ -73,6 +73,22 @@ func TestClosedModelRunsEveryConnection(t *testing.T) {
 	}
 }
 
+// The io_uring loop carries every connection too, and says it ran; where
+// the kernel refuses io_uring or lacks what the loop uses (a seccomp
+// profile, io_uring_disabled, before 6.1) it says so and the test skips.
+func TestClosedModelThroughIOUring(t *testing.T) {
+	res, stderr, err := runFloor(t, "--url", fixedServer(t, false), "--conns", "5", "--duration", "300ms", "--uring")
+	if err != nil && strings.Contains(stderr, "io_uring") && !strings.Contains(stderr, "io_uring_enter") {
+		t.Skipf("no io_uring here: %s", stderr)
+	}
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	if res.Backend != "io_uring" || res.Conns != 5 || res.Requests < 5 || res.CPUUsPerRq <= 0 {
+		t.Fatalf("result %+v: want the io_uring backend, at least a request a connection and a CPU figure", res)
+	}
+}
+
 func TestOpenModelSendsTheRate(t *testing.T) {
 	res, stderr, err := runFloor(t, "--url", fixedServer(t, false), "--conns", "4", "--rate", "2000", "--duration", "500ms")
 	if err != nil {
@@ -94,6 +110,7 @@ func TestRefusals(t *testing.T) {
 		{"https", []string{"--url", "https://127.0.0.1:443/"}, "want http://"},
 		{"no port", []string{"--url", "http://127.0.0.1/"}, "want http://"},
 		{"responses of several sizes", []string{"--url", fixedServer(t, true), "--conns", "2"}, "all one size"},
+		{"io_uring in the open model", []string{"--url", "http://127.0.0.1:1/", "--rate", "100", "--uring"}, "closed model only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, err := runFloor(t, tc.args...)

@@ -29,7 +29,8 @@ func newSessionRunner(w *worker) *sessionRunner {
 // order, each repeated with its think time after every send. Requests are
 // scheduled at the instant they became ready (previous completion + think),
 // so corrected latency also covers the waits inside a session. No request
-// starts after deadline or once the run stops; the session just ends.
+// starts at or after deadline or once the run stops: what is left of the
+// session is then recorded as not_sent (run.Halt.StopsSession).
 func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	w, ex := r.w, r.w.Ex
 	sc := ex.Scen.ByEntry[entry]
@@ -46,13 +47,7 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		for j := range st.Repeat {
-			if !first && (ex.Stopping() || ex.PastEnd() || ready > deadline || !w.waitUntil(ready)) {
-				if ex.Stopping() {
-					w.NotSentFrom(k, sc, i, j, ready)
-				} else if ex.PastEnd() {
-					ex.Overrun.Cut.Add(1)
-					w.NotSentFrom(k, sc, i, j, ready)
-				}
+			if !first && !r.mayGo(k, sc, i, j, ready, deadline) {
 				return
 			}
 			first = false
@@ -64,6 +59,28 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 			r.capture(st, err)
 			ready = done + st.Think
 		}
+	}
+}
+
+// mayGo waits for step i's repeat j to be ready, at ready, and says
+// whether it goes: by the rule every session follows, checked when it
+// would go out, or at the session's deadline when that comes first. When
+// it does not, it records what is left of the session as not_sent.
+func (r *sessionRunner) mayGo(k uint64, sc *run.Scenario, i, j int, ready, deadline int64) bool {
+	w, ex := r.w, r.w.Ex
+	for {
+		now := ex.Clock.Now()
+		if cut, overrun := ex.Look().StopsSession(now, deadline); cut {
+			if overrun {
+				ex.Overrun.Cut.Add(1)
+			}
+			w.NotSentFrom(k, sc, i, j, ready)
+			return false
+		}
+		if now >= ready {
+			return true
+		}
+		w.waitUntil(min(ready, deadline)) // false: the run stops, which the next look sees
 	}
 }
 

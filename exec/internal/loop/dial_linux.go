@@ -12,26 +12,30 @@ import (
 
 // dialTarget is how a loop reaches a target, whatever its connections
 // carry (HTTP/1.1, HTTP/2, WebSocket): the address, the local addresses
-// connections are bound to in turn, the connect timeout and the transport.
-// Each loop has its own: Connect writes into the address, and the
-// source-address cursor is the loop's to move.
+// connections are bound to in turn (one cursor for every kind), the
+// connect timeout and the transports. Each loop has its own: Connect
+// writes into the address, and the source-address cursor is the loop's to
+// move.
 type dialTarget struct {
 	sa      unix.Sockaddr
 	family  int
 	sources []unix.Sockaddr
 	next    int
 	connect int64 // ns, counted from the dial; covers a TLS handshake
-	// transport makes a new connection's transport; nil: the socket
-	// itself (plain HTTP, ws://).
-	transport run.TransportFactory
+	// transport makes a new HTTP connection's transport, offering the
+	// target's protocols by ALPN; upgrade a WebSocket connection's, which
+	// offers none (an upgrade is HTTP/1.1). nil: the socket itself (plain
+	// HTTP, ws://; upgrade also in a plan without WebSocket scenarios).
+	transport, upgrade run.TransportFactory
 }
 
-// dialTargetFor is target t at addr. upgrade: its connections carry
-// WebSocket upgrades, which are HTTP/1.1, so a TLS handshake offers no
-// ALPN.
-func dialTargetFor(ex *run.Executor, t *compile.Target, addr *net.TCPAddr, upgrade bool) (dialTarget, error) {
+// dialTargetFor is target t at addr; ws: WebSocket sessions dial it too.
+func dialTargetFor(ex *run.Executor, t *compile.Target, addr *net.TCPAddr, ws bool) (dialTarget, error) {
 	sa, family := sockaddr(addr)
-	d := dialTarget{sa: sa, family: family, connect: int64(t.ConnectTimeout), transport: transportFor(ex, t, upgrade)}
+	d := dialTarget{sa: sa, family: family, connect: int64(t.ConnectTimeout), transport: transportFor(ex, t, false)}
+	if ws {
+		d.upgrade = transportFor(ex, t, true)
+	}
 	if d.connect <= 0 {
 		d.connect = int64(plan.DefaultConnectTimeout)
 	}

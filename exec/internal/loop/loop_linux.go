@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/drive"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/sys"
 	"github.com/tressi/tressi/internal/digest"
@@ -37,6 +38,7 @@ import (
 //	loopcodec_linux.go    HTTP/1.1 framing; looph2_linux.go HTTP/2's
 //	loopopen_linux.go     the open model's driver
 //	loopclosed_linux.go   the closed model's driver
+//	looptimers_linux.go   the timer heap: users, sessions, deadlines, WebSocket timers
 //	looptimeout_linux.go  timeouts, stops and aborts
 type evloop struct {
 	ex   *run.Executor
@@ -56,9 +58,12 @@ type evloop struct {
 
 	open        openDriver   // the open model's slots
 	closedUsers closedDriver // the closed model's users
-	// wakes orders what waits for an instant: closed-model users (think
-	// time, max_rate) and sessions (think time). See sessionWake.
-	wakes        wakeHeap
+	// timers orders what waits for an instant (looptimers_linux.go); due
+	// holds the entries being fired. hastened: the run stopped, and users
+	// and sessions act at once.
+	timers       timerHeap
+	due          []drive.Timed[timer]
+	hastened     bool
 	sessions     []lsession // by id
 	freeSessions []int32
 	// digests answer endpoints' digest challenges, by target; cnonce
@@ -67,7 +72,6 @@ type evloop struct {
 	cnonce       uint64
 	liveSessions int
 
-	nextScan int64
 	// gaugesDue is when storeGauges stores the loop's gauges next.
 	gaugesDue int64
 	// rx: the open model reads responses with the kernel's receive
@@ -108,10 +112,15 @@ type evloop struct {
 	ws *wsLoop
 }
 
-// ltarget is one target's share of connections in a loop.
+// ltarget is one target's share of connections in a loop, for every kind
+// of connection: the dial path, then the HTTP pool, then the WebSocket
+// sessions. The kinds share the cap's size (maxConns, this loop's share of
+// the target's connections) and count against it apart: open HTTP
+// connections, live WebSocket sessions.
 type ltarget struct {
 	dialTarget
-	idx      int // in the schedule's targets
+	idx      int    // in the schedule's targets
+	host     string // the Host a WebSocket upgrade names
 	maxConns int
 	open     int
 	idle     []*lconn
@@ -127,6 +136,13 @@ type ltarget struct {
 	// once learned (see sawGoAway); 0: none known. goAwayAfter is the
 	// count its first GOAWAY came after, waiting for a second to agree.
 	streamLimit, goAwayAfter int
+	// timerAt is the instant of the queue's entry in the loop's timer
+	// heap, -1 for none (looptimers_linux.go).
+	timerAt int64
+	// wsLive counts the WebSocket sessions holding a connection, wsQueue
+	// those waiting for one (wsadmit_linux.go).
+	wsLive  int
+	wsQueue drive.Fifo[wsQueued]
 }
 
 // What a target speaks (compile.Target.Protocol).
@@ -187,7 +203,7 @@ const (
 	readBuf     = 4 << 10
 	maxReadBuf  = h1MaxHead + 4<<10
 	maxEvents   = 256
-	scanEvery   = int64(time.Millisecond) // timeout checks
+	scanEvery   = int64(time.Millisecond) // WebSocket sessions' reads (wsLoop.waitFor)
 	longestWait = 50 * time.Millisecond   // bounded so stops and aborts are seen
 )
 
@@ -210,35 +226,40 @@ func newLoops(ex *run.Executor, n int, addrs []*net.TCPAddr) ([]*evloop, error) 
 		}
 		l := &evloop{ex: ex, p: p} // its sink comes with the recorder (startLoops…)
 		l.enc.vals.Seed = ex.S.Seed
-		if ex.WSProgs != nil {
-			if l.ws, err = newWSLoop(ex, l, ex.WSProgs, i, n); err != nil {
-				p.Close()
-				for _, l := range loops {
-					l.p.Close()
-				}
-				return nil, err
-			}
+		err = l.addTargets(addrs, i, n)
+		if err == nil && ex.WSProgs != nil {
+			l.ws = newWSLoop(ex, l, ex.WSProgs, i)
 		}
-		for ti := range ex.S.Targets {
-			t := &ex.S.Targets[ti]
-			share := t.Connections / n
-			if i < t.Connections%n {
-				share++
+		if err != nil {
+			p.Close()
+			for _, l := range loops {
+				l.p.Close()
 			}
-			d, err := dialTargetFor(ex, t, addrs[ti], false)
-			if err != nil {
-				p.Close()
-				for _, l := range loops {
-					l.p.Close()
-				}
-				return nil, err
-			}
-			l.targets = append(l.targets, &ltarget{dialTarget: d, idx: ti, maxConns: max(share, 1),
-				maxBody: int64(ex.MaxBody), proto: targetProto(t.Protocol), maxStreams: t.MaxStreams})
+			return nil, err
 		}
 		loops = append(loops, l)
 	}
 	return loops, nil
+}
+
+// addTargets gives loop i (of n) its share of each target's connections,
+// and the targets' dial paths.
+func (l *evloop) addTargets(addrs []*net.TCPAddr, i, n int) error {
+	ex := l.ex
+	for ti := range ex.S.Targets {
+		t := &ex.S.Targets[ti]
+		share := t.Connections / n
+		if i < t.Connections%n {
+			share++
+		}
+		d, err := dialTargetFor(ex, t, addrs[ti], ex.WSProgs != nil)
+		if err != nil {
+			return err
+		}
+		l.targets = append(l.targets, &ltarget{dialTarget: d, idx: ti, host: t.Host, maxConns: max(share, 1),
+			maxBody: int64(ex.MaxBody), proto: targetProto(t.Protocol), maxStreams: t.MaxStreams, timerAt: -1})
+	}
+	return nil
 }
 
 // discard closes a loop that will not run, and its warm-up connections.
@@ -336,9 +357,6 @@ func (l *evloop) poll(wake int64) {
 		l.flushMuxes()
 		l.lingered = false
 	}
-	if l.busy > 0 || l.queued > 0 {
-		timeout = min(timeout, l.nextScan-now)
-	}
 	if l.ws != nil {
 		timeout = l.ws.waitFor(timeout)
 	}
@@ -394,9 +412,6 @@ func (l *evloop) poll(wake int64) {
 	}
 	if ex.Stopping() {
 		l.dropQueued()
-	}
-	if (l.busy > 0 || l.queued > 0) && l.now >= l.nextScan {
-		l.scan()
 	}
 	l.free = append(l.free, l.closed...)
 	l.closed = l.closed[:0]
@@ -463,27 +478,6 @@ func (l *evloop) event(c *lconn, ev uint32) {
 	}
 }
 
-// fireWakes acts on what waited for an instant now come (everything once
-// the run stops): users' next requests, sessions' next steps.
-func (l *evloop) fireWakes() {
-	for l.wakes.Len() > 0 && (l.wakes.Top() <= l.now || l.ex.Stopping()) {
-		_, id := l.wakes.Pop()
-		if id >= 0 {
-			l.userNext(id)
-		} else {
-			l.sessionNext(^id)
-		}
-	}
-}
-
-// nextWake is the instant of the next wake-up, -1 without one.
-func (l *evloop) nextWake() int64 {
-	if l.wakes.Len() == 0 {
-		return -1
-	}
-	return l.wakes.Top()
-}
-
 // dispatch gives a job a connection: an idle one, a new one, or a place in
 // the target's queue.
 func (l *evloop) dispatch(j ljob) {
@@ -537,10 +531,7 @@ func (l *evloop) dialOrQueue(t *ltarget, j ljob) {
 		l.dial(t, j)
 		return
 	}
-	t.queue.Push(j)
-	l.queued++
-	l.ex.ConnWaits.Add(1)
-	l.armScan()
+	l.enqueue(t, j)
 }
 
 // finish closes what is left and hands the last rows over.

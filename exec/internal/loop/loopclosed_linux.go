@@ -30,22 +30,21 @@ func (l *evloop) runClosed() {
 	d := &l.closedUsers
 	d.active = len(d.users)
 	for u := range d.users {
-		l.wakes.Push(d.users[u].Start, int32(u))
+		l.wakeUser(d.users[u].Start, int32(u))
 	}
-	burst := drive.NewBurstClock() // WebSocket timers fire in bursts, as in the open model
+	burst := drive.NewBurstClock() // timers fire in bursts, as in the open model
 	for {
 		l.now = l.ex.Clock.Now()
-		l.fireWakes()
-		wake := l.nextWake()
-		if l.ws != nil {
-			if burst.Fire(l.now, l.ws.nextDue(), l.ex.Stopping()) {
+		if burst.Fire(l.now, l.nextWake(), l.ex.Stopping()) {
+			if l.ws != nil {
 				l.ws.begin(l.now)
-				l.ws.fireTimers()
 			}
+			l.fireTimers()
+		}
+		wake := burst.Wake(l.nextWake())
+		if l.ws != nil {
 			l.ws.expire()
-			if w := l.ws.nextWake(burst.Wake(l.ws.nextDue())); w >= 0 && (wake < 0 || w < wake) {
-				wake = w
-			}
+			wake = l.ws.nextWake(wake)
 		}
 		if d.active == 0 && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 && (l.ws == nil || l.ws.idle()) {
 			return
@@ -64,7 +63,7 @@ func (l *evloop) userNext(u int32) {
 	k, entry, ok := ex.NextEntry(d.session)
 	if !ok {
 		// Every entry is at its max_rate: try again a little later.
-		l.wakes.Push(l.now+int64(time.Millisecond), u)
+		l.wakeUser(l.now+int64(time.Millisecond), u)
 		return
 	}
 	if ex.S.Entries[entry].WebSocket {
@@ -86,11 +85,11 @@ func (l *evloop) userNext(u int32) {
 // cannot recurse the loop into itself.
 func (l *evloop) userDone(u int32, done int64, answered bool) {
 	if think := int64(l.ex.S.Think); think > 0 {
-		l.wakes.Push(done+think, u)
+		l.wakeUser(done+think, u)
 		return
 	}
 	if !answered {
-		l.wakes.Push(done, u)
+		l.wakeUser(done, u)
 		return
 	}
 	l.now = done

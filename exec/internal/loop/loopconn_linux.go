@@ -33,16 +33,19 @@ type lconn struct {
 	job     ljob
 	// deadline is the job's (or the dial's, while dialing: see dialEnd).
 	deadline int64
-	dialAt   int64  // when the dial began
-	dialEnd  int64  // the connect timeout's instant, while dialing
-	sent     int64  // when the job's first byte went out; -1 before
-	out, in  int64  // the job's bytes each way
-	pending  []byte // the job's bytes not yet written (or given to the transport)
-	rbuf     []byte
-	rlen     int
-	h1       *h1Codec      // HTTP/1.1 framing, while mux is nil
-	tr       run.Transport // nil: plain socket
-	mux      *h2mux        // an HTTP/2 connection's streams; nil: one job at a time
+	dialAt   int64 // when the dial began
+	dialEnd  int64 // the connect timeout's instant, while dialing
+	// timerAt is the instant of c's entry in the loop's timer heap, -1
+	// for none (looptimers_linux.go); kept across the lives of c's id.
+	timerAt int64
+	sent    int64  // when the job's first byte went out; -1 before
+	out, in int64  // the job's bytes each way
+	pending []byte // the job's bytes not yet written (or given to the transport)
+	rbuf    []byte
+	rlen    int
+	h1      *h1Codec      // HTTP/1.1 framing, while mux is nil
+	tr      run.Transport // nil: plain socket
+	mux     *h2mux        // an HTTP/2 connection's streams; nil: one job at a time
 	// connect is how long opening the connection took (connect, and the
 	// transport's handshake): the connect_ns of its first job's row.
 	connect int64
@@ -74,6 +77,7 @@ func (l *evloop) dial(t *ltarget, j ljob) {
 	}
 	c.job = j
 	c.deadline = j.ready + int64(j.pr.Timeout)
+	l.armConn(c, c.deadline)
 	l.prepare(c)
 }
 
@@ -111,7 +115,7 @@ func (l *evloop) openConn(t *ltarget) (*lconn, error) {
 	c.dialEnd = c.dialAt + t.connect
 	c.deadline = math.MaxInt64
 	l.busy++
-	l.armScan()
+	l.armConn(c, c.dialEnd)
 	return c, nil
 }
 
@@ -121,7 +125,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		c = l.conns[l.free[n-1]]
 		l.free = l.free[:n-1]
 	} else {
-		c = &lconn{id: int32(len(l.conns)), rbuf: make([]byte, readBuf)}
+		c = &lconn{id: int32(len(l.conns)), rbuf: make([]byte, readBuf), timerAt: -1}
 		c.h1 = newH1Codec(l, c)
 		l.conns = append(l.conns, c)
 	}
@@ -202,7 +206,7 @@ func (l *evloop) begin(c *lconn, j ljob) {
 	c.job = j
 	c.deadline = j.ready + int64(j.pr.Timeout)
 	l.busy++
-	l.armScan()
+	l.armConn(c, c.deadline)
 	l.prepare(c)
 	l.write(c)
 }

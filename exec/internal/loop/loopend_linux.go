@@ -80,8 +80,7 @@ func (l *evloop) reuse(c *lconn) {
 	c.state = connIdle
 	t := c.t
 	if t.queue.Len() > 0 {
-		j := t.queue.Pop()
-		l.queued--
+		j := l.dequeue(t)
 		if j.own {
 			// A session waiting for a connection of its own: c's place
 			// in the cap becomes its.
@@ -170,6 +169,13 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 // connect time of the connection it opened (0: none), which a failed row
 // keeps as an answered one does.
 func (l *evloop) finishJob(j ljob, sent, out, in, connect int64, err error) {
+	if j.isCallOpen() {
+		// A stream that never opened records no row of its own: its
+		// steps record err as they come.
+		l.refill(l.targets[j.pr.Spec.Target])
+		l.callOpenFailed(j, err)
+		return
+	}
 	done := l.ex.Clock.Now()
 	row := l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, 0, err)
 	row.Connect = connect
@@ -190,9 +196,7 @@ func (l *evloop) refill(t *ltarget) {
 	}
 	l.refilling = true
 	for t.queue.Len() > 0 && t.open < t.maxConns && !l.ex.Aborted.Load() {
-		q := t.queue.Pop()
-		l.queued--
-		l.dial(t, q)
+		l.dial(t, l.dequeue(t))
 	}
 	l.refilling = false
 }

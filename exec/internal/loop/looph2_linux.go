@@ -51,6 +51,11 @@ type h2job struct {
 	// slot first carries one, then reused.
 	call   *grpc.Call
 	isGRPC bool
+	// stream: the job is a session's streaming call, which stays open
+	// across the session's steps (grpcstream_linux.go); reply hands its
+	// replies over, made once per slot.
+	stream bool
+	reply  func([]byte, bool)
 	check  check.Matcher // the request's checks on the stream's answer
 }
 
@@ -123,10 +128,10 @@ func (m *h2mux) start(j ljob) {
 	hj.keep, hj.keepHead, hj.isGRPC = 0, false, false
 	hj.check.Start(j.pr.Checks)
 	l.busy++
-	l.armScan()
 	hj.sent = l.ex.Clock.Now()
 	hj.connect, m.c.connect = m.c.connect, 0
 	hj.deadline = j.ready + int64(j.pr.Timeout)
+	l.armConn(m.c, hj.deadline)
 	req := j.pr.H2 // a static request, converted and encoded once
 	if req == nil || l.cookieStore(&j) != nil {
 		wire := j.pr.Wire
@@ -145,7 +150,11 @@ func (m *h2mux) start(j ljob) {
 			req = &m.req
 		}
 	}
-	s, err := m.conn.Start(req, int64(idx))
+	start := m.conn.Start
+	if j.isCallOpen() && j.st.Call.ClientStreams {
+		start = m.conn.Open // its messages follow in later steps
+	}
+	s, err := start(req, int64(idx))
 	if err != nil {
 		m.release(idx)
 		l.busy--
@@ -154,6 +163,9 @@ func (m *h2mux) start(j ljob) {
 	}
 	hj.s = s
 	l.streams++
+	if j.isCallOpen() {
+		l.callBound(m.c, idx, &j)
+	}
 }
 
 func (m *h2mux) alloc() int32 {
@@ -185,6 +197,12 @@ func (m *h2mux) Response(s *h2.Stream, status int) bool {
 	hj.keep, hj.resp.sampled, hj.keepHead = keep, sampled, keepHead
 	if hj.isGRPC = hj.pr.Spec.GRPC != nil; hj.isGRPC {
 		hj.grpcStart(status)
+		if hj.stream {
+			if hj.reply == nil {
+				hj.reply = m.replyHook(int32(s.Tag))
+			}
+			hj.call.Each = hj.reply
+		}
 	}
 	if keepHead {
 		// The head as a sample and headerValue read it: a status line,
@@ -237,6 +255,10 @@ func (m *h2mux) Closed(s *h2.Stream, err error) {
 // another.
 func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 	hj := &m.jobs[idx]
+	if hj.stream {
+		l.callEnded(m, idx, done, err)
+		return
+	}
 	j, sent := hj.ljob, hj.sent
 	l.busy--
 	l.streams--
@@ -330,9 +352,7 @@ func (l *evloop) muxFill(c *lconn) {
 		if t.queue.Peek().own {
 			return
 		}
-		j := t.queue.Pop()
-		l.queued--
-		c.mux.start(j)
+		c.mux.start(l.dequeue(t))
 	}
 }
 
@@ -423,22 +443,36 @@ func (t *ltarget) dropMux(c *lconn) {
 	}
 }
 
-// muxScan ends the streams of c that outlived their timeout: each is
-// cancelled (RST_STREAM) and recorded as a timeout.
-func (l *evloop) muxScan(c *lconn, now int64) {
+// muxTimeout ends the streams of c that outlived their timeout: each is
+// cancelled (RST_STREAM) and recorded as a timeout. It returns the
+// earliest deadline of the streams left (math.MaxInt64 for none).
+func (l *evloop) muxTimeout(c *lconn, now int64) int64 {
 	m := c.mux
+	next, ended := int64(math.MaxInt64), false
 	for i := range m.jobs {
 		hj := &m.jobs[i]
-		if hj.s == nil || now < hj.deadline {
+		if hj.s == nil {
+			continue
+		}
+		if hj.stream {
+			next = min(next, l.callTimeout(hj, now))
+			continue
+		}
+		if now < hj.deadline {
+			next = min(next, hj.deadline)
 			continue
 		}
 		s := hj.s
 		out, in := s.Out, s.In
 		m.conn.Cancel(s)
 		l.muxDone(m, int32(i), out, in, now, timeoutError{})
+		ended = true
 	}
-	l.muxLater(c)
-	l.muxRetire(c)
+	if ended {
+		l.muxLater(c)
+		l.muxRetire(c)
+	}
+	return next
 }
 
 // errNoH2 is a TLS connection whose server did not choose HTTP/2.

@@ -47,10 +47,10 @@ func (l *evloop) runOpen() {
 		l.now = l.ex.Clock.Now()
 		stopping := l.ex.Stopping()
 		if burst.Fire(l.now, l.nextDue(), stopping) {
-			l.fireWakes()
 			if l.ws != nil {
 				l.ws.begin(l.now)
 			}
+			l.fireTimers()
 			for d.hasNext && (stopping || d.nextSlot.Due() <= l.now) {
 				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
 				switch {
@@ -65,9 +65,7 @@ func (l *evloop) runOpen() {
 				}
 				d.advance()
 			}
-			if l.ws != nil {
-				l.ws.fireTimers()
-			}
+			l.fireTimers() // what the slots set for now (a dial refused at once)
 		}
 		wake := burst.Wake(l.nextDue())
 		if l.ws != nil {
@@ -83,17 +81,12 @@ func (l *evloop) runOpen() {
 	}
 }
 
-// nextDue is the earliest instant something waits for: the next slot, the
-// next wake-up or WebSocket timer; -1 when nothing does.
+// nextDue is the earliest instant something waits for: the next slot or
+// timer; -1 when nothing does.
 func (l *evloop) nextDue() int64 {
 	due := l.nextWake()
 	if d := &l.open; d.hasNext && (due < 0 || d.nextSlot.Due() < due) {
 		due = d.nextSlot.Due()
-	}
-	if l.ws != nil {
-		if t := l.ws.nextDue(); t >= 0 && (due < 0 || t < due) {
-			due = t
-		}
 	}
 	return due
 }

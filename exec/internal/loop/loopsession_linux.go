@@ -4,6 +4,7 @@ import (
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/internal/cookiejar"
 	"github.com/tressi/tressi/internal/digest"
+	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
@@ -27,11 +28,8 @@ type lsession struct {
 	conns    []*lconn         // by target: the session's own connections
 	jar      cookiejar.Jar    // its cookies (cookies_linux.go), emptied for the next session
 	digest   *digest.Answerer // its digest_auth answers, once challenged (digest_linux.go)
+	call     lcall            // its gRPC streaming call (grpcstream_linux.go)
 }
-
-// wake ids in the loop's heap: a closed-model user u is u, a session s is
-// ^s (negative).
-func sessionWake(s int32) int32 { return ^s }
 
 // startSession starts entry's session for slot k, ready at ready; user is
 // the closed-model user running it, or -1.
@@ -72,8 +70,8 @@ func (l *evloop) newSession() int32 {
 // missing a value, and ends the session after its last step. Requests are
 // scheduled at the instant they became ready (previous end + think), so
 // corrected latency also covers the waits inside a session. No request
-// starts after the deadline or once the run stops: after a stop, what is
-// left of the session is recorded as not_sent.
+// starts at or after the deadline or once the run stops: what is left of
+// the session is then recorded as not_sent (run.Halt.StopsSession).
 func (l *evloop) sessionNext(id int32) {
 	s := &l.sessions[id]
 	sc := s.sc
@@ -84,17 +82,15 @@ func (l *evloop) sessionNext(id int32) {
 			continue
 		}
 		if s.started {
-			if stopping, pastEnd := l.ex.Stopping(), l.ex.PastEnd(); stopping || pastEnd || s.ready > s.deadline {
-				if stopping || pastEnd {
-					if !stopping {
-						l.ex.Overrun.Cut.Add(1) // see schedule_end.go
-					}
-					l.sink.NotSentFrom(s.k, sc, s.step, s.rep, s.ready)
+			if cut, overrun := l.ex.Look().StopsSession(l.now, s.deadline); cut {
+				if overrun {
+					l.ex.Overrun.Cut.Add(1) // see schedule_end.go
 				}
+				l.sink.NotSentFrom(s.k, sc, s.step, s.rep, s.ready)
 				break
 			}
 			if s.ready > l.now {
-				l.wakes.Push(s.ready, sessionWake(id))
+				l.wakeSession(s.ready, id)
 				return
 			}
 		}
@@ -103,6 +99,12 @@ func (l *evloop) sessionNext(id int32) {
 			l.sink.Unsent(s.k, st, s.ready, results.CaptureFailed)
 			s.rep++
 			continue // nothing was sent, so there is nothing to think about
+		}
+		if st.Kind.Call() && st.Kind != plan.StepCallOpen {
+			if l.callStep(id, st) {
+				continue
+			}
+			return
 		}
 		l.dispatch(ljob{k: s.k, entry: s.entry, user: -1, sess: id, st: st, pr: st.Req, sched: s.ready, ready: l.now, own: sc.OwnConn})
 		return
@@ -145,7 +147,7 @@ func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
 	// In the open model (sessions without a user) the next step waits for
 	// the next burst; see runOpen.
 	if !answered || st.Think > 0 || s.user < 0 {
-		l.wakes.Push(s.ready, sessionWake(j.sess))
+		l.wakeSession(s.ready, j.sess)
 		return
 	}
 	l.now = done
@@ -156,6 +158,7 @@ func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
 // any, to its next request.
 func (l *evloop) endSession(id int32) {
 	s := &l.sessions[id]
+	l.callEnd(s)
 	for t, c := range s.conns {
 		if c != nil {
 			l.closeConn(c)

@@ -1,7 +1,7 @@
 package loop
 
 import (
-	"time"
+	"math"
 
 	"github.com/tressi/tressi/exec/internal/run"
 )
@@ -12,44 +12,68 @@ type timeoutError struct{}
 func (timeoutError) Error() string { return "timeout" }
 func (timeoutError) Timeout() bool { return true }
 
-// armScan makes sure the timeout scan runs within scanEvery.
-func (l *evloop) armScan() {
-	if l.busy+l.queued == 1 {
-		l.nextScan = l.now + scanEvery
+// connTimeout follows c's timer: a dial past its connect timeout, a
+// request (or, over HTTP/2, its streams) past its timeout fails; else c's
+// timer is armed for its next deadline.
+func (l *evloop) connTimeout(c *lconn) {
+	if c.fd < 0 || c.state == connIdle {
+		return
+	}
+	now := l.now
+	if c.mux != nil {
+		if next := l.muxTimeout(c, now); next < math.MaxInt64 && c.fd >= 0 {
+			l.armConn(c, next)
+		}
+		return
+	}
+	dialing := c.state == connDialing || c.state == connHandshaking
+	switch {
+	case dialing && now >= c.dialEnd:
+		l.fail(c, &run.DialError{Err: timeoutError{}})
+	case now >= c.deadline:
+		l.fail(c, timeoutError{})
+	case dialing:
+		l.armConn(c, min(c.dialEnd, c.deadline))
+	default:
+		l.armConn(c, c.deadline)
 	}
 }
 
-// scan fails what outlived its timeout: dials, requests in flight, and
-// jobs that waited too long for a connection.
-func (l *evloop) scan() {
-	now := l.now
-	// Every millisecond plus a µs per connection: thousands of connections
-	// are not walked a thousand times a second.
-	l.nextScan = now + scanEvery + int64(len(l.conns))*int64(time.Microsecond)
-	for _, c := range l.conns {
-		if c.fd < 0 || c.state == connIdle {
-			continue
-		}
-		if c.mux != nil {
-			l.muxScan(c, now)
-			continue
-		}
-		switch {
-		case (c.state == connDialing || c.state == connHandshaking) && now >= c.dialEnd:
-			l.fail(c, &run.DialError{Err: timeoutError{}})
-		case now >= c.deadline:
-			l.fail(c, timeoutError{})
-		}
+// jobDeadline is when j, waiting for a connection, times out.
+func jobDeadline(j *ljob) int64 { return j.ready + int64(j.pr.Timeout) }
+
+// enqueue puts j in t's queue until a connection frees.
+func (l *evloop) enqueue(t *ltarget, j ljob) {
+	t.queue.Push(j)
+	l.queued++
+	l.ex.ConnWaits.Add(1)
+	if t.queue.Len() == 1 {
+		l.armQueue(t, jobDeadline(&j))
 	}
-	for _, t := range l.targets {
-		for t.queue.Len() > 0 {
-			if j := t.queue.Peek(); now < j.ready+int64(j.pr.Timeout) {
-				break
-			}
-			j := t.queue.Pop()
-			l.queued--
-			l.finishJob(j, -1, 0, 0, 0, timeoutError{})
+}
+
+// dequeue takes the first job of t's queue, and arms the queue's timer for
+// the next one's deadline.
+func (l *evloop) dequeue(t *ltarget) ljob {
+	j := t.queue.Pop()
+	l.queued--
+	if t.queue.Len() > 0 {
+		l.armQueue(t, jobDeadline(t.queue.Peek()))
+	}
+	return j
+}
+
+// queueTimeout fails the jobs first in t's queue that waited past their
+// timeout for a connection, and arms the queue's timer for the next.
+func (l *evloop) queueTimeout(t *ltarget) {
+	for t.queue.Len() > 0 {
+		if d := jobDeadline(t.queue.Peek()); l.now < d {
+			l.armQueue(t, d)
+			return
 		}
+		j := t.queue.Pop()
+		l.queued--
+		l.finishJob(j, -1, 0, 0, 0, timeoutError{})
 	}
 }
 

@@ -118,7 +118,12 @@ func (l *evloop) warm(want []int, until int64) {
 		if l.now >= until {
 			break
 		}
-		l.poll(until)
+		wake := until
+		if w := l.nextWake(); w >= 0 {
+			wake = min(wake, w)
+		}
+		l.poll(wake)
+		l.fireTimers() // connect timeouts
 	}
 	// HTTP/2 connections ready last still hold their preface and
 	// SETTINGS: they go now, so the server's answer is in before instant

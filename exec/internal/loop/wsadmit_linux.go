@@ -34,23 +34,23 @@ func (l *wsLoop) expiry(q *wsQueued) int64 { return min(q.deadline(), l.userDead
 // wait for a connection to its target.
 func (l *wsLoop) admit(k uint64, p *run.WSProgram, due int64, user int32) {
 	t := l.targets[p.Target]
-	if t.live < t.maxConns && t.queue.Len() == 0 {
+	if t.wsLive < t.maxConns && t.wsQueue.Len() == 0 {
 		l.startSession(k, p, due, user)
 		return
 	}
-	t.queue.Push(wsQueued{k: k, prog: p, due: due, user: user})
+	t.wsQueue.Push(wsQueued{k: k, prog: p, due: due, user: user})
 	l.queued++
 }
 
 // refill starts queued sessions while t has room. Starts that fail at once
 // end their session, which refills again: the flag keeps that a loop, not
 // a recursion.
-func (l *wsLoop) refill(t *wsTarget) {
+func (l *wsLoop) refill(t *ltarget) {
 	if l.refilling {
 		return
 	}
 	l.refilling = true
-	for t.live < t.maxConns && t.queue.Len() > 0 {
+	for t.wsLive < t.maxConns && t.wsQueue.Len() > 0 {
 		q := l.dequeue(t)
 		switch {
 		case l.ex.Stopping() || l.now >= l.userDeadline(q.user):
@@ -66,9 +66,9 @@ func (l *wsLoop) refill(t *wsTarget) {
 	l.refilling = false
 }
 
-func (l *wsLoop) dequeue(t *wsTarget) wsQueued {
+func (l *wsLoop) dequeue(t *ltarget) wsQueued {
 	l.queued--
-	return t.queue.Pop()
+	return t.wsQueue.Pop()
 }
 
 // expireQueued records the sessions at the head of their target's queue
@@ -80,7 +80,7 @@ func (l *wsLoop) dequeue(t *wsTarget) wsQueued {
 func (l *wsLoop) expireQueued() {
 	stopping := l.ex.Stopping()
 	for _, t := range l.targets {
-		for t.queue.Len() > 0 && (stopping || l.expiry(t.queue.Peek()) <= l.now) {
+		for t.wsQueue.Len() > 0 && (stopping || l.expiry(t.wsQueue.Peek()) <= l.now) {
 			q := l.dequeue(t)
 			if stopping || l.now >= l.userDeadline(q.user) {
 				l.notSentSession(q.k, q.prog.Entry, q.due)
@@ -96,8 +96,8 @@ func (l *wsLoop) expireQueued() {
 func (l *wsLoop) nextQueueDeadline() int64 {
 	at := int64(-1)
 	for _, t := range l.targets {
-		if t.queue.Len() > 0 {
-			if d := l.expiry(t.queue.Peek()); at < 0 || d < at {
+		if t.wsQueue.Len() > 0 {
+			if d := l.expiry(t.wsQueue.Peek()); at < 0 || d < at {
 				at = d
 			}
 		}
@@ -123,20 +123,15 @@ func (l *wsLoop) queueTimeout(q wsQueued) {
 	l.userFree(q.user, l.now)
 }
 
-// stopSending reports whether a session must send nothing more: the run
-// stops (interrupt, early exit), or the schedule's end plus the grace has
-// passed (schedule_end.go). A session cut by the schedule's end counts in
-// the outcome's overrun, once.
+// stopSending reports whether a session must send nothing more, by the
+// rule every session follows (run.Halt.StopsSession). A session cut by the
+// schedule's end counts in the outcome's overrun, once.
 func (l *wsLoop) stopSending(s *wsSession) bool {
-	stopping, pastEnd := l.halt.stopping, l.halt.pastEnd
-	if !stopping && !pastEnd {
-		if l.now < s.deadline {
-			return false
-		}
-		s.cut = true // a closed-model user's session past its user's stop and the grace
-		return true
+	cut, overrun := l.halt.StopsSession(l.now, s.deadline)
+	if !cut {
+		return false
 	}
-	if !stopping && !s.cut {
+	if overrun && !s.cut {
 		l.ex.Overrun.Cut.Add(1)
 	}
 	s.cut = true
@@ -149,7 +144,7 @@ func (l *wsLoop) stopSending(s *wsSession) bool {
 // Sessions waiting for an answer go on waiting: the answer, its timeout or
 // the abort after the grace ends them.
 func (l *wsLoop) cutAll() {
-	if l.cutting || (!l.halt.stopping && !l.halt.pastEnd) {
+	if l.cutting || (!l.halt.Stopping && !l.halt.PastEnd) {
 		return
 	}
 	l.cutting = true

@@ -20,7 +20,7 @@ func (l *wsLoop) userFree(id int32, done int64) {
 	if id < 0 {
 		return
 	}
-	l.host.wakes.Push(done+int64(l.ex.S.Think), id)
+	l.host.wakeUser(done+int64(l.ex.S.Think), id)
 }
 
 // userDeadline is when a session of user id stops sending: its user's

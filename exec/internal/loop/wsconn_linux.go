@@ -35,7 +35,7 @@ func (l *wsLoop) startSession(k uint64, p *run.WSProgram, due int64, user int32)
 	s.connOut, s.lost = 0, nil
 	l.stats.sessionsStarted++
 	l.active++
-	s.t.live++
+	s.t.wsLive++
 	if p.Connect > 0 {
 		l.httpNext(s) // HTTP steps first (wsprelude_linux.go)
 		return
@@ -59,7 +59,7 @@ var errNoRoom = errors.New("the epoll set is full")
 // dial opens a non-blocking connection to t for the session: its socket
 // (bound to t's next source address), its transport for TLS, its place in
 // the epoll set and its connect timer. An error leaves nothing open.
-func (l *wsLoop) dial(s *wsSession, t *wsTarget) error {
+func (l *wsLoop) dial(s *wsSession, t *ltarget) error {
 	fd, err := t.socket(l.rxs.On)
 	s.connSent = l.ex.Clock.Now()
 	s.dialAt = s.connSent
@@ -68,9 +68,9 @@ func (l *wsLoop) dial(s *wsSession, t *wsTarget) error {
 		return &run.DialError{Err: err}
 	}
 	s.fd = fd
-	if t.transport != nil {
+	if t.upgrade != nil {
 		id := s.id
-		if s.tr, err = t.transport(func() { l.p.Wake(id | sys.WSBit) }); err != nil {
+		if s.tr, err = t.upgrade(func() { l.p.Wake(id | sys.WSBit) }); err != nil {
 			sys.CloseFD(fd)
 			s.fd = -1
 			return &run.DialError{Err: err}

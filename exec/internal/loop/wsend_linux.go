@@ -228,7 +228,7 @@ func (l *wsLoop) endSession(s *wsSession) {
 	s.r.Release()
 	l.active--
 	l.free = append(l.free, s.id)
-	s.t.live--
+	s.t.wsLive--
 	l.userFree(s.user, l.now)
 	l.refill(s.t)
 }

@@ -1,12 +1,9 @@
 package loop
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"net"
 
 	"github.com/tressi/tressi/compile"
-	"github.com/tressi/tressi/exec/internal/drive"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/sys"
 	"github.com/tressi/tressi/ws"
@@ -32,7 +29,6 @@ type wsLoop struct {
 
 	sess    []*wsSession // by id, the epoll data of its socket
 	free    []int32
-	timers  wsTimers
 	active  int
 	open    int
 	rbuf    []byte
@@ -41,13 +37,12 @@ type wsLoop struct {
 	frame   []byte    // a frame being built (or an HTTP step's request)
 	enc     h1Encoder // renders the requests of HTTP steps before a connect
 	rng     *rand.ChaCha8
-	targets []*wsTarget
-	marks   bool                   // some step marks its frames: scan incoming frames for marks
-	tag     uint32                 // this run's mark tag
-	due     []drive.Timed[wsTimer] // the timers being fired
-	block   []wsSession            // sessions allocated and not used yet
-	halt    wsHalt                 // whether sending stops, as of the last wake-up
-	touched uintptr                // what touch read (kept, so the reads are not dropped)
+	targets []*ltarget  // the host's
+	marks   bool        // some step marks its frames: scan incoming frames for marks
+	tag     uint32      // this run's mark tag
+	block   []wsSession // sessions allocated and not used yet
+	halt    run.Halt    // whether sending stops, as of the last wake-up
+	touched uintptr     // what touch read (kept, so the reads are not dropped)
 
 	// The loop sleeps through replies between bursts, as the HTTP loop's
 	// open model does (runOpen): rxs reads them with the kernel's receive
@@ -65,16 +60,6 @@ type wsLoop struct {
 	queued    int  // sessions waiting for a connection (wsadmit_linux.go)
 	refilling bool // refill is running
 	cutting   bool // sending stopped, and pausing sessions were woken to say so
-}
-
-// wsTarget is a target's address and source addresses.
-type wsTarget struct {
-	dialTarget
-	host string
-	// maxConns is this loop's share of the target's connections; live
-	// counts its sessions holding one, queue those waiting for one.
-	maxConns, live int
-	queue          drive.Fifo[wsQueued]
 }
 
 const (
@@ -128,7 +113,7 @@ type wsSession struct {
 	awaitBuf         [1]wsPending
 	r                ws.Reader
 
-	t       *wsTarget
+	t       *ltarget
 	user    int32 // the closed-model user running it; -1 in the open model
 	closeEP uint16
 	key     [ws.KeyLen]byte
@@ -165,22 +150,9 @@ type wsPending struct {
 	each     int // for_each iteration it was sent in (-1: none)
 }
 
-// newWSLoop is loop i's (of n) WebSocket part, in host: its share of each
-// target's connections, its own targets (their source-address cursor is
-// the loop's to move), and the host's poller, receive stamps and sink.
-func newWSLoop(ex *run.Executor, host *evloop, progs []*run.WSProgram, i, n int) (*wsLoop, error) {
-	targets, err := wsTargets(ex)
-	if err != nil {
-		return nil, err
-	}
-	for ti, t := range targets {
-		c := ex.S.Targets[ti].Connections
-		share := c / n
-		if i < c%n {
-			share++
-		}
-		t.maxConns = max(share, 1)
-	}
+// newWSLoop is loop i's WebSocket part, in host: the host's targets (their
+// dial paths and connection caps), poller, receive stamps and sink.
+func newWSLoop(ex *run.Executor, host *evloop, progs []*run.WSProgram, i int) *wsLoop {
 	marks := false
 	for _, p := range progs {
 		if p != nil && marked(p) {
@@ -188,11 +160,11 @@ func newWSLoop(ex *run.Executor, host *evloop, progs []*run.WSProgram, i, n int)
 		}
 	}
 	l := &wsLoop{host: host, ex: ex, sink: &host.sink, stats: newWSStats(), progs: progs, p: host.p, rxs: &host.rx,
-		rbuf: make([]byte, 64<<10), targets: targets, marks: marks, tag: ex.RunTag,
+		rbuf: make([]byte, 64<<10), targets: host.targets, marks: marks, tag: ex.RunTag,
 		rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.S.Seed), byte(ex.S.Seed >> 8), 0x77, 0x73})}
 	l.vals.Seed = ex.S.Seed
 	l.enc.vals.Seed = ex.S.Seed
-	return l, nil
+	return l
 }
 
 func marked(p *run.WSProgram) bool {
@@ -208,41 +180,17 @@ func marked(p *run.WSProgram) bool {
 	return walk(p.Steps)
 }
 
-func wsTargets(ex *run.Executor) ([]*wsTarget, error) {
-	var out []*wsTarget
-	for ti := range ex.S.Targets {
-		t := &ex.S.Targets[ti]
-		a, err := net.ResolveTCPAddr("tcp", t.Addr)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: %w", t.Name, err)
-		}
-		d, err := dialTargetFor(ex, t, a, true)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &wsTarget{dialTarget: d, host: t.Host})
-	}
-	return out, nil
-}
-
 // The host loop drives its WebSocket part (loop_linux.go, loopopen_linux.go,
 // loopclosed_linux.go): timers fire in the open model's bursts, at most
 // burstQuantum apart, with the slots; a send due meanwhile goes out with
 // the next burst, a little late (the lateness is its send lag), and the
 // loop wakes once per quantum, not once per frame.
 
-// wsHalt is whether the run stopped sending (an interrupt, an early exit)
-// or passed its schedule's end, looked at once per wake-up rather than
-// once per frame: the first is a channel, the second an atomic.
-type wsHalt struct{ stopping, pastEnd bool }
-
-func (h *wsHalt) look(ex *run.Executor) { h.stopping, h.pastEnd = ex.Stopping(), ex.PastEnd() }
-
 // begin starts a round of the host's: the clock, and whether sending
 // stops.
 func (l *wsLoop) begin(now int64) {
 	l.now = now
-	l.halt.look(l.ex)
+	l.halt = l.ex.Look()
 }
 
 // slot starts slot k's session of entry e, due at due, or records it not
@@ -265,16 +213,8 @@ func (l *wsLoop) expire() {
 // idle: no session runs or waits for a connection.
 func (l *wsLoop) idle() bool { return l.active == 0 && l.queued == 0 }
 
-// nextDue is the earliest instant a timer waits for, -1 for none.
-func (l *wsLoop) nextDue() int64 {
-	if l.timers.Len() > 0 {
-		return l.timers.Top()
-	}
-	return -1
-}
-
-// nextWake is the earliest instant the part must wake for: its timers'
-// burst (burst.wake of nextDue, by the host) or a queued session's
+// nextWake is the earliest instant the part must wake for: the timers'
+// burst (burst.Wake of the host's next timer) or a queued session's
 // expiry, -1 for none.
 func (l *wsLoop) nextWake(burst int64) int64 {
 	wake := burst
@@ -304,7 +244,7 @@ func (l *wsLoop) sleepable() bool { return l.outs == 0 && l.handshaking == 0 && 
 func (l *wsLoop) woke(now int64, evs []unix.EpollEvent, full bool) {
 	l.full = full
 	l.now = now
-	l.halt.look(l.ex)
+	l.halt = l.ex.Look()
 	for i := range evs {
 		if id := evs[i].Fd; id >= 0 && id&sys.WSBit != 0 && int(id&^sys.WSBit) < len(l.sess) {
 			l.touched += l.sess[id&^sys.WSBit].touch()

@@ -1,14 +1,13 @@
 package loop
 
 import (
-	"github.com/tressi/tressi/exec/internal/drive"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/plan"
 	"github.com/tressi/tressi/results"
 )
 
 // A WebSocket session keeps at most one pending entry in its loop's timer
-// heap, mostly: the earliest of its pause's end, its awaits' deadlines and
+// heap (looptimers_linux.go), mostly: the earliest of its pause's end, its awaits' deadlines and
 // its dial or upgrade timeout. When it fires, the session does what is due
 // and arms the next.
 
@@ -50,35 +49,20 @@ func (l *wsLoop) setTimer(s *wsSession, at int64) {
 		return
 	}
 	s.timerAt = at
-	l.timers.Push(at, wsTimer{id: s.id, k: s.k})
+	l.host.timers.Push(at, timer{kind: timerWS, id: s.id, k: s.k})
 }
 
-// fireTimers handles every timer that is due: it takes them off the heap
-// first and touches their sessions together (see touch), then handles
-// them in order; until none is due, since handling one may set another
-// for now.
-func (l *wsLoop) fireTimers() {
-	l.now = l.ex.Clock.Now()
-	for l.timers.Len() > 0 && l.timers.Top() <= l.now {
-		due := l.due[:0]
-		for l.timers.Len() > 0 && l.timers.Top() <= l.now {
-			at, t := l.timers.Pop()
-			l.touched += l.sess[t.id].touch()
-			due = append(due, drive.Timed[wsTimer]{At: at, V: t})
-		}
-		l.due = due
-		for _, d := range due {
-			t := d.V
-			s := l.sess[t.id]
-			if s.state == wsDone || s.k != t.k || s.timerAt != d.At {
-				continue // stale: the session moved on
-			}
-			s.timerAt = -1
-			l.timeout(s)
-			if s.state != wsDone && s.timerAt < 0 {
-				l.armTimer(s)
-			}
-		}
+// fired handles a session's entry of the host's timer heap, due at at
+// (the host's fireTimers touched the session already).
+func (l *wsLoop) fired(at int64, t timer) {
+	s := l.sess[t.id]
+	if s.state == wsDone || s.k != t.k || s.timerAt != at {
+		return // stale: the session moved on
+	}
+	s.timerAt = -1
+	l.timeout(s)
+	if s.state != wsDone && s.timerAt < 0 {
+		l.armTimer(s)
 	}
 }
 
@@ -136,13 +120,3 @@ func (l *wsLoop) timeout(s *wsSession) {
 	}
 	l.step(s)
 }
-
-// wsTimer is what a timer of the WebSocket sessions' heap stands for: a
-// session, as of its slot k (a stale entry names a slot the session no
-// longer runs).
-type wsTimer struct {
-	id int32
-	k  uint64
-}
-
-type wsTimers = drive.TimerHeap[wsTimer]

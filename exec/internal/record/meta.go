@@ -52,6 +52,9 @@ type Meta struct {
 	// engine): sent late by the plan's connections, not by a slow
 	// generator. The report tells the two apart with it.
 	ConnectionWaits int64 `json:"connection_waits,omitempty"`
+	// GRPCStreams: by the step that opens them, the gRPC streams' calls,
+	// messages sent, replies received and replies no await took.
+	GRPCStreams map[string]StreamFigures `json:"grpc_streams,omitempty"`
 	// Checks counts each check block's runs and failures, per endpoint
 	// (in the plan's order); absent from runs without checks.
 	Checks []results.CheckTally `json:"checks,omitempty"`
@@ -62,6 +65,14 @@ type Meta struct {
 	FirstSend       *time.Time `json:"first_send,omitempty"`
 	FirstSendSkewMs *float64   `json:"first_send_skew_ms,omitempty"`
 	StartTolerance  string     `json:"start_tolerance,omitempty"`
+}
+
+// StreamFigures are one gRPC stream's counts over a run.
+type StreamFigures struct {
+	Calls     int64 `json:"calls"`
+	Sent      int64 `json:"sent"`
+	Received  int64 `json:"received"`
+	Unmatched int64 `json:"unmatched"`
 }
 
 // MetaTLS is what meta.json says of a run's TLS: how many handshakes, how

@@ -19,8 +19,11 @@ type Executor struct {
 	Clock  sys.Clock
 	Cl     *clients
 	Reqs   []PreparedRequest
-	Rec    *record.Recorder
-	Shard  results.Shard
+	// Streams count the gRPC streams' calls and messages, by open step
+	// (grpcstream.go); nil without streams.
+	Streams map[string]*StreamCounts
+	Rec     *record.Recorder
+	Shard   results.Shard
 
 	Pick  func(uint64) int // closed model selection
 	Bucks []*Bucket        // closed model per-entry max_rate, nil when uncapped

@@ -5,6 +5,8 @@ import (
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/session"
+	"github.com/tressi/tressi/grpc/schema"
+	"github.com/tressi/tressi/plan"
 )
 
 // scenarios is what the engines need to run sessions: each scenario
@@ -32,13 +34,25 @@ type SessionStep struct {
 	// head, or its body up to captureBodyLimit, only when they do;
 	// ReadsCookies: a cookie() capture reads the session's jar.
 	ReadsHead, ReadsBody, ReadsCookies bool
+	// Kind is plan.StepHTTP, or a gRPC stream's step kind; then Call says
+	// how its reply is recognised (grpcstream.go).
+	Kind plan.StepKind
+	Call *CallStep
 }
+
+// Rows reports whether the step records a row per repeat (a stream's
+// open and half-close record none).
+func (ss *SessionStep) Rows() bool { return ss.Kind.Rows() }
 
 // newSessionStep compiles an HTTP request step of a session, HTTP
 // scenario or WebSocket (before its connect) alike: its request, repeats,
 // think time, captures and the captured values it needs.
 func newSessionStep(ex *Executor, st *compile.Step) (SessionStep, error) {
-	ss := SessionStep{Req: &ex.Reqs[st.Request], Repeat: max(st.Repeat, 1), Think: int64(max(st.Think, 0))}
+	ss := SessionStep{Repeat: max(st.Repeat, 1), Think: int64(max(st.Think, 0)), Kind: st.Kind}
+	if st.Request < 0 {
+		return ss, nil // a stream's half-close: no request of its own
+	}
+	ss.Req = &ex.Reqs[st.Request]
 	for _, c := range st.Captures {
 		cp, err := session.NewCapturer(c)
 		if err != nil {
@@ -61,6 +75,11 @@ func (ss *SessionStep) slots() int {
 	}
 	for _, i := range ss.Needs {
 		n = max(n, i+1)
+	}
+	if ss.Call != nil {
+		for i := range ss.Call.Capture {
+			n = max(n, ss.Call.Capture[i].Index+1)
+		}
 	}
 	return n
 }
@@ -86,6 +105,7 @@ func (ss *SessionStep) FillCaptures(captured [][]byte, have []bool, resp session
 func NewScenarios(ex *Executor) (*scenarios, error) {
 	s := ex.S
 	sc := &scenarios{ByEntry: make([]*Scenario, len(s.Entries))}
+	schemas := map[int]*schema.Schema{}
 	found := false
 	for i := range s.Entries {
 		e := &s.Entries[i]
@@ -94,8 +114,12 @@ func NewScenarios(ex *Executor) (*scenarios, error) {
 		}
 		found = true
 		p := &Scenario{OwnConn: e.Connection == compile.ConnectionSession}
+		var stream *StreamCounts // the open step's, for the steps after it
 		for i := range e.Steps {
 			ss, err := newSessionStep(ex, &e.Steps[i])
+			if err == nil && ss.Kind.Call() {
+				ss.Call, err = newCallStep(ex, &e.Steps[i], &ss, schemas, &stream)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("scenario %q %w", e.Name, err)
 			}

@@ -145,7 +145,7 @@ func (s *RowSink) NotSent(k uint64, entry int, due int64) {
 func (s *RowSink) NotSentFrom(k uint64, sc *Scenario, i, j int, ready int64) {
 	for ; i < len(sc.Steps); i, j = i+1, 0 {
 		st := &sc.Steps[i]
-		for ; j < st.Repeat; j++ {
+		for ; j < st.Repeat && st.Rows(); j++ {
 			s.Unsent(k, st, ready, results.NotSent)
 		}
 	}

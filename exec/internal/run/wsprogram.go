@@ -128,37 +128,12 @@ func (p *WSProgram) build(ex *Executor, steps []compile.Step, id *int) ([]WSStep
 				ws.Skip = re
 			}
 			ws.Exit = w.ExitIfFailed
-			if a := w.Await; a != nil {
-				ca := &wsAwait{Timeout: int64(a.Timeout)}
-				if ca.Timeout <= 0 && ws.Req != nil {
-					ca.Timeout = int64(ws.Req.Timeout)
+			if w.Await != nil {
+				ca, needs, err := newWSAwait(st.Name, w.Await, ws.Req, ws.Needs)
+				if err != nil {
+					return nil, err
 				}
-				if ca.Timeout <= 0 {
-					ca.Timeout = int64(5 * time.Second)
-				}
-				for j := range a.JSON {
-					path, err := session.ParseJSONPath(a.JSON[j].Path)
-					if err != nil {
-						return nil, fmt.Errorf("step %q await: %w", st.Name, err)
-					}
-					ca.Json = append(ca.Json, wsMatch{path: path, Value: &a.JSON[j].Value})
-					ws.Needs = appendNeeds(ws.Needs, &a.JSON[j].Value)
-				}
-				if a.Regex != "" {
-					re, err := regexp.Compile(a.Regex)
-					if err != nil {
-						return nil, fmt.Errorf("step %q await regex: %w", st.Name, err)
-					}
-					ca.re = re
-				}
-				if a.Status != "" {
-					path, err := session.ParseJSONPath(a.Status)
-					if err != nil {
-						return nil, fmt.Errorf("step %q await status: %w", st.Name, err)
-					}
-					ca.status = path
-				}
-				ws.Await = ca
+				ws.Await, ws.Needs = ca, needs
 			}
 			for _, c := range st.Captures {
 				wc, err := newWSCapture(c)
@@ -186,6 +161,42 @@ func (p *WSProgram) build(ex *Executor, steps []compile.Step, id *int) ([]WSStep
 		out = append(out, ws)
 	}
 	return out, nil
+}
+
+// newWSAwait compiles step name's await a: its paths parsed, its regex
+// compiled, its timeout defaulted to the request's (5 s without one);
+// needs gains the capture slots its values use.
+func newWSAwait(name string, a *compile.Await, req *PreparedRequest, needs []int) (*wsAwait, []int, error) {
+	ca := &wsAwait{Timeout: int64(a.Timeout)}
+	if ca.Timeout <= 0 && req != nil {
+		ca.Timeout = int64(req.Timeout)
+	}
+	if ca.Timeout <= 0 {
+		ca.Timeout = int64(5 * time.Second)
+	}
+	for j := range a.JSON {
+		path, err := session.ParseJSONPath(a.JSON[j].Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("step %q await: %w", name, err)
+		}
+		ca.Json = append(ca.Json, wsMatch{path: path, Value: &a.JSON[j].Value})
+		needs = appendNeeds(needs, &a.JSON[j].Value)
+	}
+	if a.Regex != "" {
+		re, err := regexp.Compile(a.Regex)
+		if err != nil {
+			return nil, nil, fmt.Errorf("step %q await regex: %w", name, err)
+		}
+		ca.re = re
+	}
+	if a.Status != "" {
+		path, err := session.ParseJSONPath(a.Status)
+		if err != nil {
+			return nil, nil, fmt.Errorf("step %q await status: %w", name, err)
+		}
+		ca.status = path
+	}
+	return ca, needs, nil
 }
 
 // ConnectStep is the program's connect step.
