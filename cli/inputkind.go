@@ -95,7 +95,8 @@ func arrowKind(r io.Reader) (kind inputKind) {
 	switch {
 	case s.Metadata().FindKey(compile.TPlanMetadataKey) >= 0:
 		return inputTPlan
-	case s.Metadata().FindKey(results.KeyScheduleHash) >= 0 || hasFields(s, "slot", "scheduled_ns", "latency_ns"):
+	case s.Metadata().FindKey(results.KeyScheduleHash) >= 0 || hasFields(s, results.ColSlot, results.ColScheduled, results.ColLatency) ||
+		hasFields(s, results.ColSlotDelta, results.ColScheduledDelta, results.ColLatency):
 		return inputResults
 	case hasFields(s, "endpoint", "status", "body"):
 		return inputSamples

@@ -32,6 +32,11 @@ type readerOutput struct {
 	Rows         int            `json:"rows"`
 	LatencySumNs string         `json:"latency_sum_ns"`
 	Endpoints    map[string]int `json:"endpoints"`
+	// SlotSum and ScheduledSumNs are the sums of the columns stored as
+	// deltas, which a snippet derives (duckdb.mjs, never run here, does
+	// not print them).
+	SlotSum        string `json:"slot_sum,omitempty"`
+	ScheduledSumNs string `json:"scheduled_sum_ns,omitempty"`
 }
 
 // TestReaderSnippetsReadOurFiles runs each snippet that docs/results.md
@@ -44,7 +49,7 @@ func TestReaderSnippetsReadOurFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := filepath.Join(t.TempDir(), "run")
-	if _, err := synth.WriteRun(run, synth.Spec{Rows: 70_000, Seed: 7, Rate: 1000}); err != nil { // a full batch (columns of several zstd blocks) and a short one
+	if _, err := synth.WriteRun(run, synth.Spec{Rows: 70_000, Seed: 7, Rate: 1000, Sessions: true}); err != nil { // a full batch (columns of several zstd blocks) and a short one; sessions, whose rows interleave, so slots go back and forth
 		t.Fatal(err)
 	}
 	resultsFile := filepath.Join(run, "results.arrow")
@@ -87,7 +92,11 @@ func TestReaderSnippetsReadOurFiles(t *testing.T) {
 			if err := json.Unmarshal([]byte(lastLine(string(out))), &got); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			if got.Rows != want.Rows || got.LatencySumNs != want.LatencySumNs || !sameCounts(got.Endpoints, want.Endpoints) {
+			if tc.snippet == "duckdb.mjs" {
+				got.SlotSum, got.ScheduledSumNs = want.SlotSum, want.ScheduledSumNs
+			}
+			if got.Rows != want.Rows || got.LatencySumNs != want.LatencySumNs || !sameCounts(got.Endpoints, want.Endpoints) ||
+				got.SlotSum != want.SlotSum || got.ScheduledSumNs != want.ScheduledSumNs {
 				t.Errorf("%s read %+v; the file holds %+v", tc.snippet, got, want)
 			}
 		})
@@ -132,7 +141,7 @@ func readTruth(t *testing.T, path string) readerOutput {
 	}
 	defer r.Close()
 	truth := readerOutput{Endpoints: map[string]int{}}
-	var sum int64
+	var sum, slots, scheduled int64
 	for {
 		b, ok := r.Next()
 		if !ok {
@@ -141,6 +150,8 @@ func readTruth(t *testing.T, path string) readerOutput {
 		for i := 0; i < b.Len; i++ {
 			truth.Rows++
 			truth.Endpoints[b.EndpointNames[b.Endpoint[i]]]++
+			slots += int64(b.Slot[i])
+			scheduled += b.Scheduled[i]
 			if b.Latency[i] >= 0 {
 				sum += b.Latency[i]
 			}
@@ -150,6 +161,7 @@ func readTruth(t *testing.T, path string) readerOutput {
 		t.Fatal(err)
 	}
 	truth.LatencySumNs = strconv.FormatInt(sum, 10)
+	truth.SlotSum, truth.ScheduledSumNs = strconv.FormatInt(slots, 10), strconv.FormatInt(scheduled, 10)
 	return truth
 }
 

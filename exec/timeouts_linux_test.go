@@ -87,9 +87,11 @@ func TestTimeoutAfterRequestsOnOneConnection(t *testing.T) {
 					}
 				}
 				// The loop fires timers a burst late at most; a second is
-				// an honest margin on a busy machine.
+				// an honest margin on a busy machine. fasthttp starts its
+				// deadline when it takes the request, a little before the
+				// row's sent stamp (0.36 ms once, at load 12).
 				waited := time.Duration(next.Scheduled - slow.Sent)
-				if slow.Sent < 0 || waited < timeout || waited > timeout+time.Second {
+				if slow.Sent < 0 || waited < timeout-10*time.Millisecond || waited > timeout+time.Second {
 					t.Fatalf("%s: the slow request went out at %v and timed out %v later, want %v (within a second); rows %+v",
 						out.Engine, time.Duration(slow.Sent), waited, timeout, rows)
 				}

@@ -59,6 +59,11 @@ const (
 	// literals: for latencies, whose matches (spread out, with a steady
 	// server's repeats) the default level finds 5% more of.
 	codecWeighedMatches
+	// codecDeltas is for the columns stored as deltas (deltaNames): the
+	// fastest level's matches where one difference repeats (a steady
+	// rate: a few bytes a batch), weighed against literals where the
+	// differences are spread out.
+	codecDeltas = codecWeighed
 )
 
 // columnCodecs are the codecs of the columns, by column id, chosen by
@@ -105,11 +110,12 @@ func newBatchEncoder() *batchEncoder {
 }
 
 // write writes one record batch of rows rows whose columns are cols (the
-// raw little-endian values, schema order) with the content checksum sum.
+// raw little-endian values, schema order), compressed with codecs (schema
+// order too), with the content checksum sum.
 // pending is the CRC-32C of what the stream holds since the last batch
 // written here (the schema, dictionaries and first batch arrow-go wrote),
 // which the batch's stream checksum covers (streamsum.go).
-func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, ids []int, cols [][]byte, sum uint32, dicts [2][]string) error {
+func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, codecs []columnCodec, cols [][]byte, sum uint32, dicts [2][]string) error {
 	e.body = e.body[:0]
 	e.nodes, e.bufs = e.nodes[:0], e.bufs[:0]
 	for i, col := range cols {
@@ -119,7 +125,7 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, 0)
 		start := len(e.body)
-		e.body = e.appendColumn(e.body, columnCodecs[ids[i]], rows, col)
+		e.body = e.appendColumn(e.body, codecs[i], rows, col)
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(start))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)-start))
 		for len(e.body)%8 != 0 {

@@ -31,6 +31,10 @@ type fastStream struct {
 	// the file does not store: connect_ns in files older than it,
 	// service_ns in files newer than deriving it.
 	pos [numColumns]int
+	// delta says which columns the file stores as deltas; last carries
+	// their running sums from batch to batch (in next: in stream order).
+	delta [numColumns]bool
+	last  runningSums
 	// want says which columns (by id) Next needs; a batch with a
 	// checksum of its stored bytes decodes only those, any other batch all
 	// of them (its content checksum covers them all).
@@ -58,26 +62,29 @@ var fastReader = true
 // columnNames in that order, each of its writer's type, service_ns and
 // connect_ns optional. Each batch then has two buffers a column in a
 // known layout. It returns each column's field index.
-func fastEligible(schema *arrow.Schema, layout schemaLayout) (pos [numColumns]int, ok bool) {
+func fastEligible(schema *arrow.Schema, layout schemaLayout) (pos [numColumns]int, delta [numColumns]bool, ok bool) {
 	n := schema.NumFields()
 	if !layout.littleEndian || len(layout.dictIDs) != n {
-		return pos, false
+		return pos, delta, false
 	}
 	f := 0
 	for id := range numColumns {
 		pos[id] = -1
-		if f < n && schema.Field(f).Name == columnNames[id] {
-			if !arrow.TypeEqual(schema.Field(f).Type, columnTypes[id]) {
-				return pos, false
+		if f < n && deltaNames[id] != "" && schema.Field(f).Name == deltaNames[id] {
+			delta[id] = true
+		}
+		if f < n && schema.Field(f).Name == storedName(id, delta[id]) {
+			if !arrow.TypeEqual(schema.Field(f).Type, storedType(id, delta[id])) {
+				return pos, delta, false
 			}
 			pos[id] = f
 			f++
 		} else if id != colService && id != colConnect {
-			return pos, false
+			return pos, delta, false
 		}
 	}
 	ep, errs := layout.dictIDs[pos[colEndpoint]], layout.dictIDs[pos[colError]]
-	return pos, f == n && ep >= 0 && errs >= 0 && ep != errs
+	return pos, delta, f == n && ep >= 0 && errs >= 0 && ep != errs
 }
 
 // fastJob is one record batch on its way through the workers; its buffers
@@ -93,13 +100,16 @@ type fastJob struct {
 
 	raw   [numColumns][]byte // decoded (or derived) column bytes by id, 8-byte aligned
 	batch Batch
+	// derive says service_ns is derived (from the batch once scheduled_ns
+	// holds values, not deltas).
+	derive bool
 }
 
-func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, pos [numColumns]int, want [numColumns]bool, content bool) *fastStream {
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, pos [numColumns]int, delta [numColumns]bool, want [numColumns]bool, content bool) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
 	s := &fastStream{
-		br: br, hash: hash, layout: layout, streamed: streamed, pos: pos, want: want, content: content,
+		br: br, hash: hash, layout: layout, streamed: streamed, pos: pos, delta: delta, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
 		free:  make(chan *fastJob, inFlight+2),
@@ -217,7 +227,12 @@ func (s *fastStream) next() (*Batch, error, bool) {
 		return nil, job.err, false
 	}
 	s.cur = job
-	return &job.batch, nil, true
+	b := &job.batch
+	s.last.add(b, &s.delta)
+	if job.derive && s.delta[colScheduled] {
+		deriveService(b.Service, b.Scheduled, b.Sent, b.Latency)
+	}
+	return b, nil, true
 }
 
 // close stops the goroutines and waits for them.
@@ -310,10 +325,13 @@ func (s *fastStream) decode(dec *decoders, job *fastJob) error {
 			return err
 		}
 	}
-	if s.pos[colService] < 0 && want[colService] {
+	job.derive = s.pos[colService] < 0 && want[colService]
+	if job.derive {
 		job.raw[colService] = growBytes(job.raw[colService], n*8)
-		deriveService(view[int64](job.raw[colService], n), view[int64](job.raw[colScheduled], n),
-			view[int64](job.raw[colSent], n), view[int64](job.raw[colLatency], n))
+		if !s.delta[colScheduled] { // else next derives it, once scheduled_ns is summed
+			deriveService(view[int64](job.raw[colService], n), view[int64](job.raw[colScheduled], n),
+				view[int64](job.raw[colSent], n), view[int64](job.raw[colLatency], n))
+		}
 	}
 	b := &job.batch
 	b.Len = n

@@ -109,9 +109,9 @@ func TestReadBySecondImplementation(t *testing.T) {
 	}
 	var stored []string
 	for _, id := range storedColumns {
-		stored = append(stored, columnNames[id])
+		stored = append(stored, storedName(id, deltaNames[id] != ""))
 	}
-	if !slices.Equal(got.Columns, stored) { // the contract's columns but the derived service_ns, then connect_ns
+	if !slices.Equal(got.Columns, stored) { // the contract's columns but the derived service_ns, slot and scheduled_ns as deltas, then connect_ns
 		t.Fatalf("polars columns %v", got.Columns)
 	}
 }

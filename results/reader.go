@@ -81,9 +81,33 @@ type Reader struct {
 	// optional ones a file lacks: connect_ns (older files), service_ns
 	// (newer files: derived).
 	pos [numColumns]int
-	// service is the scratch of a derived service_ns (arrow-go's path).
-	service []int64
-	err     error
+	// delta says which columns the file stores as deltas (deltaNames);
+	// last holds, for each, the previous batch's last value.
+	delta [numColumns]bool
+	last  runningSums
+	// service is the scratch of a derived service_ns (arrow-go's path),
+	// slot and scheduled those of the running sums.
+	service, scheduled []int64
+	slot               []uint64
+	err                error
+}
+
+// runningSums are the last values of the columns stored as deltas.
+type runningSums struct {
+	slot      uint64
+	scheduled int64
+}
+
+// add turns a batch's deltas into values, continuing from the batch
+// before. Slot and Scheduled are the columns' values as stored, which
+// it overwrites.
+func (s *runningSums) add(b *Batch, delta *[numColumns]bool) {
+	if delta[colSlot] && b.Slot != nil {
+		runningSum(b.Slot, &s.slot)
+	}
+	if delta[colScheduled] && b.Scheduled != nil {
+		runningSum(b.Scheduled, &s.scheduled)
+	}
 }
 
 // Open opens a results file.
@@ -156,8 +180,8 @@ func NewReader(r io.Reader) (res *Reader, err error) {
 
 // fastEligible says whether the fast reader takes the file.
 func (r *Reader) fastEligible(layout schemaLayout) bool {
-	pos, ok := fastEligible(r.Schema, layout)
-	return ok && pos == r.pos
+	pos, delta, ok := fastEligible(r.Schema, layout)
+	return ok && pos == r.pos && delta == r.delta
 }
 
 type fastStart struct {
@@ -213,6 +237,10 @@ func (r *Reader) bindColumns() error {
 	for id, name := range columnNames {
 		idx := r.Schema.FieldIndices(name)
 		r.pos[id] = -1
+		if len(idx) == 0 && deltaNames[id] != "" {
+			idx = r.Schema.FieldIndices(deltaNames[id])
+			r.delta[id] = len(idx) > 0
+		}
 		switch {
 		case len(idx) > 0:
 			r.pos[id] = idx[0]
@@ -240,7 +268,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 	if !r.started {
 		r.started = true
 		if f := r.fastFrom; f != nil {
-			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.want, !r.only)
+			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.delta, r.want, !r.only)
 		}
 	}
 	if r.fast != nil {
@@ -310,17 +338,23 @@ func (r *Reader) view(rec arrow.RecordBatch) error {
 	b.Len = int(rec.NumRows())
 	var err error
 	col := func(id int) arrow.Array { return rec.Column(r.pos[id]) }
-	if b.Slot, err = values[uint64](col(colSlot), ColSlot); err != nil {
+	if b.Slot, err = r.slotValues(col(colSlot)); err != nil {
 		return err
 	}
 	if b.Endpoint, b.EndpointNames, err = dictColumn(col(colEndpoint), ColEndpoint, b.Endpoint); err != nil {
 		return err
 	}
 	for i, dst := range [3]*[]int64{&b.Scheduled, &b.Sent, &b.Latency} {
-		if *dst, err = values[int64](col(colScheduled+i), columnNames[colScheduled+i]); err != nil {
+		if *dst, err = values[int64](col(colScheduled+i), storedName(colScheduled+i, r.delta[colScheduled+i])); err != nil {
 			return err
 		}
 	}
+	if r.delta[colScheduled] {
+		// arrow-go's buffers are the file's: sum into a copy.
+		r.scheduled = append(r.scheduled[:0], b.Scheduled...)
+		b.Scheduled = r.scheduled
+	}
+	r.last.add(b, &r.delta)
 	if r.pos[colService] >= 0 {
 		if b.Service, err = values[int64](col(colService), ColService); err != nil {
 			return err
@@ -347,6 +381,23 @@ func (r *Reader) view(rec arrow.RecordBatch) error {
 		b.Connect, err = values[int64](col(colConnect), ColConnect)
 	}
 	return err
+}
+
+// slotValues is the slot column's values, or a copy of its deltas for
+// runningSums to turn into values.
+func (r *Reader) slotValues(a arrow.Array) ([]uint64, error) {
+	if !r.delta[colSlot] {
+		return values[uint64](a, ColSlot)
+	}
+	d, err := values[int64](a, ColSlotDelta)
+	if err != nil {
+		return nil, err
+	}
+	r.slot = grow(r.slot, len(d))
+	for i, v := range d {
+		r.slot[i] = uint64(v)
+	}
+	return r.slot, nil
 }
 
 type primitiveValues interface {

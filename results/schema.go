@@ -26,6 +26,12 @@ const (
 	// ColConnect is optional: files written before it have no such column,
 	// and readers treat it as 0.
 	ColConnect = "connect_ns"
+	// ColSlotDelta and ColScheduledDelta are how slot and scheduled_ns are
+	// stored: each row's value minus the row's before it in the file (the
+	// first row's minus 0), so a reader gets them back as running sums.
+	// Files written before store slot and scheduled_ns themselves.
+	ColSlotDelta      = "slot_delta"
+	ColScheduledDelta = "scheduled_delta_ns"
 )
 
 // checksumsStream is KeyChecksums' value in files whose batches carry
@@ -294,16 +300,56 @@ var storedColumns = []int{colSlot, colEndpoint, colScheduled, colSent, colLatenc
 var serviceColumns = []int{colSlot, colEndpoint, colScheduled, colSent, colLatency, colService, colStatus,
 	colError, colBytesOut, colBytesIn, colConnect}
 
-// Schema is the results.arrow schema carrying m as metadata.
-func Schema(m Meta) *arrow.Schema { return schemaOf(m, storedColumns) }
+// deltaNames are the stored names of the columns kept as deltas (the row's
+// value minus the previous row's, in file order), by column id. Rows come
+// in the order responses completed, so neighbours were due close together
+// and belong to nearby slots: their differences are small, and a run at a
+// steady rate repeats one difference, which zstd stores in a few bytes a
+// batch and decodes as one long match. Stored as they are, each value cost
+// a zstd sequence to decode and 1–3 bytes on disk.
+var deltaNames = [numColumns]string{colSlot: ColSlotDelta, colScheduled: ColScheduledDelta}
 
-func schemaOf(m Meta, ids []int) *arrow.Schema {
+// storedName and storedType are how column id appears in a file that
+// stores it as deltas (delta) or as it is.
+func storedName(id int, delta bool) string {
+	if delta {
+		return deltaNames[id]
+	}
+	return columnNames[id]
+}
+
+func storedType(id int, delta bool) arrow.DataType {
+	if delta {
+		return arrow.PrimitiveTypes.Int64 // a slot's difference may be negative
+	}
+	return columnTypes[id]
+}
+
+// Schema is the results.arrow schema carrying m as metadata.
+func Schema(m Meta) *arrow.Schema { return schemaOf(m, storedColumns, true) }
+
+// schemaOf is the schema of the columns ids, slot and scheduled_ns stored
+// as deltas when deltas is set (files of older versions: not).
+func schemaOf(m Meta, ids []int, deltas bool) *arrow.Schema {
 	md := m.metadata()
 	fields := make([]arrow.Field, len(ids))
 	for i, id := range ids {
-		fields[i] = arrow.Field{Name: columnNames[id], Type: columnTypes[id]}
+		d := deltas && deltaNames[id] != ""
+		fields[i] = arrow.Field{Name: storedName(id, d), Type: storedType(id, d)}
 	}
 	return arrow.NewSchema(fields, &md)
+}
+
+// runningSum turns a batch's deltas into values in place, continuing from
+// *last (the previous batch's last value, 0 before the first), and leaves
+// the batch's last value there.
+func runningSum[T uint64 | int64](v []T, last *T) {
+	s := *last
+	for i, d := range v {
+		s += d
+		v[i] = s
+	}
+	*last = s
 }
 
 // serviceOf is a row's service time as its other times give it: complete −

@@ -37,9 +37,17 @@ type Writer struct {
 	// what older tressi versions wrote.
 	format checksumFormat
 	// ids are the columns the file stores, in schema order; storesService
-	// says service_ns is among them (files of older versions).
+	// says service_ns is among them (files of older versions). codecs are
+	// their zstd encodings, in the same order.
 	ids           []int
+	codecs        []columnCodec
 	storesService bool
+	// deltas says slot and scheduled_ns are stored as deltas (deltaNames);
+	// prevSlot and prevScheduled are the last row's, which the next
+	// batch's first delta is taken from.
+	deltas        bool
+	prevSlot      uint64
+	prevScheduled int64
 	// out and enc write the batches after the first (batchwrite.go);
 	// arrow-go writes the schema, the dictionaries and the first batch,
 	// through sums, which keeps their CRC-32C for the stream checksum of
@@ -77,7 +85,16 @@ const (
 	// serviceStreamChecksums: stream checksums, with service_ns stored,
 	// as tressi wrote before it derived service_ns.
 	serviceStreamChecksums
+	// absoluteStreamChecksums: stream checksums, service_ns derived, slot
+	// and scheduled_ns stored as they are, as tressi wrote before it
+	// stored them as deltas.
+	absoluteStreamChecksums
 )
+
+// streamed says the format's batches carry stream checksums.
+func (f checksumFormat) streamed() bool {
+	return f == streamChecksums || f == serviceStreamChecksums || f == absoluteStreamChecksums
+}
 
 // NewWriter starts a results stream on w. endpoints are the names that
 // Row.Endpoint indexes.
@@ -91,11 +108,19 @@ func newWriter(w io.Writer, m Meta, endpoints []string, format checksumFormat) (
 	}
 	var mem memory.Allocator = new(arrowmem.Recycler)
 	ids := storedColumns
-	if format != streamChecksums {
+	if format != streamChecksums && format != absoluteStreamChecksums {
 		ids = serviceColumns
 	}
-	schema := schemaOf(m, ids)
-	if format == streamChecksums || format == serviceStreamChecksums {
+	deltas := format == streamChecksums
+	codecs := make([]columnCodec, len(ids))
+	for i, id := range ids {
+		codecs[i] = columnCodecs[id]
+		if deltas && deltaNames[id] != "" {
+			codecs[i] = codecDeltas
+		}
+	}
+	schema := schemaOf(m, ids, deltas)
+	if format.streamed() {
 		// The schema promises every batch after the first a stream
 		// checksum, so a batch whose key was changed is not taken for
 		// one of an older file.
@@ -106,7 +131,9 @@ func newWriter(w io.Writer, m Meta, endpoints []string, format checksumFormat) (
 	wr := &Writer{
 		format:        format,
 		ids:           ids,
-		storesService: format != streamChecksums,
+		codecs:        codecs,
+		deltas:        deltas,
+		storesService: len(ids) == len(serviceColumns),
 		schema:        schema,
 		mem:           mem,
 		endpoints:     stringArray(mem, endpoints),
@@ -153,7 +180,7 @@ func (wr *Writer) write(rows []Row) error {
 	n := len(rows)
 	raw := wr.raw()
 	sum := wr.contentSum(n, &raw)
-	if rows != nil && (wr.format == streamChecksums || wr.format == bodyChecksums || wr.format == serviceStreamChecksums) {
+	if rows != nil && (wr.format.streamed() || wr.format == bodyChecksums) {
 		cols := make([][]byte, len(wr.ids))
 		for i, id := range wr.ids {
 			cols[i] = raw[id]
@@ -208,7 +235,7 @@ func (wr *Writer) array(id, n int, values []byte) arrow.Array {
 		return dictionary(errorType, arrow.PrimitiveTypes.Uint8, n, wr.errKind, wr.errs)
 	}
 	buf := memory.NewBufferBytes(values)
-	data := array.NewData(columnTypes[id], n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+	data := array.NewData(storedType(id, wr.deltas && deltaNames[id] != ""), n, []*memory.Buffer{nil, buf}, nil, 0, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
 }
@@ -216,7 +243,7 @@ func (wr *Writer) array(id, n int, values []byte) arrow.Array {
 // writeChecked writes a batch through the batch encoder, its stream
 // checksum covering what arrow-go wrote since the last one.
 func (wr *Writer) writeChecked(n int, cols [][]byte, sum uint32) error {
-	err := wr.enc.write(wr.out, wr.sums.crc, wr.hash, wr.seq, n, wr.ids, cols, sum, [2][]string{wr.endpointNames, ErrorNames[:]})
+	err := wr.enc.write(wr.out, wr.sums.crc, wr.hash, wr.seq, n, wr.codecs, cols, sum, [2][]string{wr.endpointNames, ErrorNames[:]})
 	wr.sums.crc = 0
 	wr.seq++
 	wr.dataBatches++
@@ -255,6 +282,10 @@ func (wr *Writer) fillColumns(rows []Row) error {
 		r := &rows[i]
 		wr.slot[i] = r.Slot
 		wr.scheduled[i] = r.Scheduled
+		if wr.deltas {
+			wr.slot[i], wr.prevSlot = r.Slot-wr.prevSlot, r.Slot // wraps as int64 does: a slot before the last one is a negative delta
+			wr.scheduled[i], wr.prevScheduled = r.Scheduled-wr.prevScheduled, r.Scheduled
+		}
 		wr.sent[i] = r.Sent
 		wr.latency[i] = r.Latency
 		wr.service[i] = r.Service

@@ -11,10 +11,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -65,6 +67,14 @@ func run(addr, statsAddr string) error {
 		fmt.Fprintln(w, n)
 	})
 	mux.HandleFunc("GET /summary", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, srv.Summary()) })
+	// GET /messages: by method, the request messages read and the replies
+	// sent, one "method read sent" line each (bench/grpc's bidi case).
+	mux.HandleFunc("GET /messages", func(w http.ResponseWriter, _ *http.Request) {
+		read, sent := srv.Messages(), srv.Replies()
+		for _, m := range slices.Sorted(maps.Keys(read)) {
+			fmt.Fprintf(w, "%s %d %d\n", m, read[m], sent[m])
+		}
+	})
 	mux.HandleFunc("POST /stall", func(w http.ResponseWriter, r *http.Request) {
 		ms, err := strconv.Atoi(r.URL.Query().Get("ms"))
 		if err != nil || ms <= 0 {

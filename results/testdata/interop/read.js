@@ -2,9 +2,14 @@
 // Rust arrow underneath) and prints what it saw as JSON for the Go test.
 const pl = require("nodejs-polars");
 const stored = pl.readIPCStream(require("fs").readFileSync(process.argv[2]));
-// service_ns is not stored: it is latency_ns − (sent_ns − scheduled_ns)
-// where both are known (docs/contracts.md), -1 otherwise.
-const df = stored.withColumn(
+// slot and scheduled_ns are stored as each row's difference from the row
+// before: their running sums give them back. service_ns is not stored: it
+// is latency_ns − (sent_ns − scheduled_ns) where both are known
+// (docs/contracts.md), -1 otherwise.
+const df = stored.withColumns(
+  pl.col("slot_delta").cumSum().alias("slot"),
+  pl.col("scheduled_delta_ns").cumSum().alias("scheduled_ns"),
+).withColumn(
   pl.when(pl.col("latency_ns").gtEq(0).and(pl.col("sent_ns").gtEq(0)))
     .then(pl.col("latency_ns").minus(pl.col("sent_ns").minus(pl.col("scheduled_ns"))))
     .otherwise(pl.lit(-1))
