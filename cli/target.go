@@ -52,7 +52,8 @@ cookie "sid"), /cookie/me (200 with that cookie, 401 without), /cookie/logout (d
 under "cookies" in /__stats (logins, distinct sessions seen, their fewest and most requests);
 /redirect/{n} (n hops of 302 to "ok"; ?code=301|302|303|307|308, ?to=PATH-OR-URL for the last hop, ?rel=1 for relative Locations);
 /basic-auth/{user}/{pass} and /digest-auth/auth/{user}/{pass}[/MD5|SHA-256] (401 with a Basic or
-Digest challenge until answered, as httpbin's); /host (answers the Host header it got).
+Digest challenge until answered, as httpbin's); /host (answers the Host header it got); /json (a known JSON document for checks;
+?pad=N adds N bytes of padding before its end, ?chunked=1 sends it chunked in 1000-byte writes).
 It prints "listening on http://HOST:PORT", so
 --addr 127.0.0.1:0 picks a free port that scripts can read.
 

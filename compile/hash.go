@@ -127,6 +127,21 @@ func encodeHeader(s *Schedule) []byte {
 			c.str("redirects")
 			c.i64(int64(r.Redirects))
 		}
+		if len(r.Checks) > 0 {
+			// Only when set, so plans without checks keep their hash.
+			c.str("checks")
+			c.u64(uint64(len(r.Checks)))
+			for _, ck := range r.Checks {
+				c.str(ck.Name)
+				c.u64(uint64(ck.Subject))
+				c.str(ck.Path)
+				c.u64(uint64(ck.Op))
+				c.str(ck.Value)
+				c.bool(ck.Exists)
+				c.i64(ck.MinSize)
+				c.i64(ck.MaxSize)
+			}
+		}
 	}
 	c.u64(uint64(len(s.Entries)))
 	for _, e := range s.Entries {

@@ -45,6 +45,10 @@ func buildRequest(name string, r *plan.Request, target int, t *Target, base stri
 	req.Body, d = buildSplice("", r.Body, scope, nextID, r.DeclRange)
 	diags = append(diags, d...)
 	diags = append(diags, buildGRPC(&req, r, scope, nextID)...)
+	for _, c := range r.Checks {
+		req.Checks = append(req.Checks, Check{Name: c.Name, Subject: c.Subject, Path: c.Path, Op: c.Op,
+			Value: c.Value, Exists: c.Exists, MinSize: c.MinSize, MaxSize: c.MaxSize})
+	}
 	req.Static = req.URI.Static() && req.Body.Static() && (req.GRPC == nil || req.GRPC.Message == nil)
 	for i := range req.Headers {
 		req.Static = req.Static && req.Headers[i].Value.Static()

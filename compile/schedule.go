@@ -236,6 +236,21 @@ type Request struct {
 	// Redirects is how many 3xx hops the request follows (RFC 9110
 	// §15.4): its row covers the chain to the last answer; 0: none.
 	Redirects int `json:",omitempty"`
+	// Checks test every response (check blocks, in the plan's order); a
+	// failed one makes the row check_failed.
+	Checks []Check `json:",omitempty"`
+}
+
+// Check is a request's check block as the engines run it (see plan.Check).
+type Check struct {
+	Name    string
+	Subject plan.CheckSubject
+	Path    string // the JSON path or the header name
+	Op      plan.CheckOp
+	Value   string
+	Exists  bool
+	// MinSize and MaxSize bound the body's size (CheckSize); -1: unset.
+	MinSize, MaxSize int64
 }
 
 // DigestAuth are a request's digest_auth credentials.
@@ -316,5 +331,5 @@ func Thresholds(t *plan.Thresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
 		P50: t.P50, P90: t.P90, P95: t.P95, P99: t.P99, P999: t.P999, Max: t.Max,
 		LiveWindow: t.LiveWindow, LiveDelay: t.LiveDelay, LiveMinCount: t.LiveMinCount,
-		Abort: t.Abort, AllowAllFailed: t.AllowAllFailed}
+		Abort: t.Abort, AllowAllFailed: t.AllowAllFailed, CheckRate: t.CheckRate}
 }

@@ -156,3 +156,24 @@ func TestTPlanKeepsLiveLatencyThresholds(t *testing.T) {
 		t.Fatalf("read back %+v, wrote %+v", got, th)
 	}
 }
+
+// A request's checks survive a .tplan, and change the schedule's hash.
+func TestTPlanKeepsChecks(t *testing.T) {
+	p := openPlan(t, []plan.Stage{constant(time.Second, 10)}, 1)
+	before := mustCompile(t, p).Hash
+	p.Endpoints[0].Checks = []plan.Check{
+		{Name: "ok", Subject: plan.CheckJSON, Path: "status", Op: plan.CheckEquals, Value: "ok", MinSize: -1, MaxSize: -1},
+		{Name: "small", Op: plan.CheckSize, MinSize: 10, MaxSize: 1 << 20},
+		{Name: "no_error", Subject: plan.CheckHeader, Path: "X-Error", Op: plan.CheckExists, MinSize: -1, MaxSize: -1},
+	}
+	s, tp, _ := roundTrip(t, p)
+	if !reflect.DeepEqual(tp.Schedule.Requests, s.Requests) || tp.Schedule.Hash != s.Hash {
+		t.Fatalf("requests after the round trip:\n%+v\nwant\n%+v", tp.Schedule.Requests, s.Requests)
+	}
+	if len(s.Requests[0].Checks) != 3 || s.Requests[0].Checks[1].MinSize != 10 {
+		t.Fatalf("compiled checks %+v", s.Requests[0].Checks)
+	}
+	if s.Hash == before {
+		t.Error("checks did not change the schedule's hash")
+	}
+}

@@ -101,7 +101,20 @@ type wireRequest struct {
 	GRPC    *wireGRPCCall `json:"GRPC,omitempty"`
 	Digest  *DigestAuth   `json:"Digest,omitempty"`
 	// Redirects: absent in plans that follow none, so their .tplan is unchanged.
-	Redirects int `json:"Redirects,omitempty"`
+	Redirects int         `json:"Redirects,omitempty"`
+	Checks    []wireCheck `json:"Checks,omitempty"`
+}
+
+// wireCheck is a request's check block; only in plans that have them.
+type wireCheck struct {
+	Name    string `json:"Name"`
+	Subject uint8  `json:"Subject"`
+	Path    string `json:"Path,omitempty"`
+	Op      uint8  `json:"Op"`
+	Value   string `json:"Value,omitempty"`
+	Exists  bool   `json:"Exists,omitempty"`
+	MinSize int64  `json:"MinSize"`
+	MaxSize int64  `json:"MaxSize"`
 }
 
 type wireCapture struct {
@@ -192,10 +205,11 @@ type wireThresholds struct {
 	AllowAllFailed bool `json:"AllowAllFailed"`
 	// Max and the live latency settings are newer still: left out when
 	// unset, so files without them read (and hash) as before.
-	Max          int64 `json:"Max,omitempty"`
-	LiveWindow   int64 `json:"LiveWindow,omitempty"`
-	LiveDelay    int64 `json:"LiveDelay,omitempty"`
-	LiveMinCount int64 `json:"LiveMinCount,omitempty"`
+	Max          int64   `json:"Max,omitempty"`
+	LiveWindow   int64   `json:"LiveWindow,omitempty"`
+	LiveDelay    int64   `json:"LiveDelay,omitempty"`
+	LiveMinCount int64   `json:"LiveMinCount,omitempty"`
+	CheckRate    float64 `json:"CheckRate,omitempty"`
 }
 
 // mapSlice converts a slice element by element, keeping nil as nil (the
@@ -262,7 +276,11 @@ func toWireRequest(r Request) wireRequest {
 		Headers: mapSlice(r.Headers, func(h HeaderSplice) wireHeader {
 			return wireHeader{Name: h.Name, Value: toWireSplice(h.Value)}
 		}),
-		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest, Redirects: r.Redirects}
+		Body: toWireSplice(r.Body), Expect: r.Expect, Static: r.Static, GRPC: toWireGRPCCall(r.GRPC), Digest: r.Digest, Redirects: r.Redirects,
+		Checks: mapSlice(r.Checks, func(c Check) wireCheck {
+			return wireCheck{Name: c.Name, Subject: uint8(c.Subject), Path: c.Path, Op: uint8(c.Op), Value: c.Value,
+				Exists: c.Exists, MinSize: c.MinSize, MaxSize: c.MaxSize}
+		})}
 }
 
 func toWireGRPCCall(g *GRPCCall) *wireGRPCCall {
@@ -313,7 +331,11 @@ func fromWireRequest(w wireRequest) Request {
 		Headers: mapSlice(w.Headers, func(h wireHeader) HeaderSplice {
 			return HeaderSplice{Name: h.Name, Value: fromWireSplice(h.Value)}
 		}),
-		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest, Redirects: w.Redirects}
+		Body: fromWireSplice(w.Body), Expect: w.Expect, Static: w.Static, GRPC: fromWireGRPCCall(w.GRPC), Digest: w.Digest, Redirects: w.Redirects,
+		Checks: mapSlice(w.Checks, func(c wireCheck) Check {
+			return Check{Name: c.Name, Subject: plan.CheckSubject(c.Subject), Path: c.Path, Op: plan.CheckOp(c.Op), Value: c.Value,
+				Exists: c.Exists, MinSize: c.MinSize, MaxSize: c.MaxSize}
+		})}
 }
 
 func toWireEntry(e Entry) wireEntry {
@@ -392,12 +414,13 @@ func toWireThresholds(t results.Thresholds) wireThresholds {
 	return wireThresholds{ErrorRate: t.ErrorRate, ErrorCount: t.ErrorCount, StatusCodes: t.StatusCodes,
 		P50: int64(t.P50), P90: int64(t.P90), P95: int64(t.P95), P99: int64(t.P99), P999: int64(t.P999), Abort: t.Abort,
 		AllowAllFailed: t.AllowAllFailed, Max: int64(t.Max), LiveWindow: int64(t.LiveWindow), LiveDelay: int64(t.LiveDelay),
-		LiveMinCount: t.LiveMinCount}
+		LiveMinCount: t.LiveMinCount, CheckRate: t.CheckRate}
 }
 
 func fromWireThresholds(w wireThresholds) results.Thresholds {
 	return results.Thresholds{ErrorRate: w.ErrorRate, ErrorCount: w.ErrorCount, StatusCodes: w.StatusCodes,
 		P50: time.Duration(w.P50), P90: time.Duration(w.P90), P95: time.Duration(w.P95), P99: time.Duration(w.P99),
 		P999: time.Duration(w.P999), Max: time.Duration(w.Max), LiveWindow: time.Duration(w.LiveWindow),
-		LiveDelay: time.Duration(w.LiveDelay), LiveMinCount: w.LiveMinCount, Abort: w.Abort, AllowAllFailed: w.AllowAllFailed}
+		LiveDelay: time.Duration(w.LiveDelay), LiveMinCount: w.LiveMinCount, Abort: w.Abort, AllowAllFailed: w.AllowAllFailed,
+		CheckRate: w.CheckRate}
 }

@@ -314,6 +314,7 @@ func (r *runState) finish() error {
 	meta.ConnectionWaits = ex.ConnWaits.Load()
 	meta.Redirects = ex.HopCounts(r.names)
 	meta.GRPCStreams = ex.StreamFigures()
+	meta.Checks = checkTallies(ex)
 	meta.Requests, meta.Sent, meta.OK, meta.Thresholds = out.Requests, out.Sent, out.OK, out.ThresholdFailures
 	meta.TLS = ex.Cl.TLSMeta(s.Targets)
 	if meta.TLS != nil {

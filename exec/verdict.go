@@ -33,7 +33,9 @@ func fillOutcome(ex *run.Executor, out *Outcome) {
 func verdict(ex *run.Executor) []results.ThresholdResult {
 	r := ex.Rec
 	t := &r.Totals
+	checksRun, checksFailed := results.CheckTotals(checkTallies(ex))
 	v := results.Evaluate(&ex.S.Thresholds, results.Measures{
+		ChecksRun: checksRun, ChecksFailed: checksFailed,
 		Requests: t.Requests, OK: t.OK, Latency: r.Latency,
 		CutOff: t.Errors[results.NotSent] + t.Errors[results.Interrupted],
 		Status: func(code int) int64 {
@@ -57,3 +59,25 @@ func verdict(ex *run.Executor) []results.ThresholdResult {
 }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * 1e6) }
+
+// checkTallies are the run's check counts, per request and check in the
+// plan's order (requests of one endpoint name count together).
+func checkTallies(ex *run.Executor) []results.CheckTally {
+	var out []results.CheckTally
+	at := map[[2]string]int{}
+	for i := range ex.Reqs {
+		pr := &ex.Reqs[i]
+		for c := range pr.Checked {
+			key := [2]string{pr.Spec.Name, pr.Spec.Checks[c].Name}
+			j, seen := at[key]
+			if !seen {
+				j = len(out)
+				at[key] = j
+				out = append(out, results.CheckTally{Endpoint: key[0], Check: key[1]})
+			}
+			out[j].Run += pr.Checked[c].Run.Load()
+			out[j].Failed += pr.Checked[c].Failed.Load()
+		}
+	}
+	return out
+}

@@ -93,6 +93,10 @@ type Parser struct {
 	// to keep in Body (0: none). Used to sample the first response of a kind.
 	Head func(status int, head []byte) (keep int)
 	Body []byte // the kept body prefix; the parser reuses its capacity across responses
+	// Tap, when set, is called with each piece of the decoded body as it
+	// is consumed (only valid during the call): response checks read the
+	// body through it without the parser keeping any of it.
+	Tap func(b []byte)
 
 	st      state
 	err     error // sticky error once st == stFailed
@@ -256,6 +260,9 @@ func (p *Parser) body(b []byte, max int64) int {
 		k := min(p.keep, len(b))
 		p.Body = append(p.Body, b[:k]...)
 		p.keep -= k
+	}
+	if p.Tap != nil && len(b) > 0 {
+		p.Tap(b)
 	}
 	p.BodyLen += int64(len(b))
 	return len(b)

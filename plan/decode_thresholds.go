@@ -19,6 +19,13 @@ func (l *loader) decodeThresholdsBlock(b *hcl.Block) (*Thresholds, hcl.Diagnosti
 	} else if attr != nil {
 		t.ErrorRate = rate
 	}
+	rate, attr, d = l.numberAttr(attrs, "check_rate")
+	diags = append(diags, d...)
+	if attr != nil && (rate <= 0 || rate > 1) {
+		diags = append(diags, attrError(attr, "Invalid check_rate", fmt.Sprintf("check_rate is the fraction of checks that must hold: above 0 and at most 1, such as 0.99 (got %g).", rate)))
+	} else if attr != nil {
+		t.CheckRate = rate
+	}
 	count, attr, d := l.intAttr(attrs, "error_count")
 	diags = append(diags, d...)
 	if attr != nil && count <= 0 {

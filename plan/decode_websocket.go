@@ -77,6 +77,9 @@ func stepKind(c *hcl.BodyContent, b *hcl.Block, websocket bool) (StepKind, hcl.D
 		case blk.Type == "multipart" && kind != StepHTTP:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "HTTP block on a WebSocket step",
 				Detail: fmt.Sprintf("multipart belongs to HTTP steps; step %q is a %s step, which sends with `send`.", b.Labels[0], kind), Subject: blk.DefRange.Ptr()})
+		case blk.Type == "check" && kind != StepHTTP:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "HTTP block on a WebSocket step",
+				Detail: fmt.Sprintf("check belongs to HTTP steps; step %q is a %s step: test a WebSocket answer with await { json = {...} } or regex.", b.Labels[0], kind), Subject: blk.DefRange.Ptr()})
 		case blk.Type == "step" && kind != StepForEach:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported block here",
 				Detail: fmt.Sprintf("nested steps belong to for_each steps; step %q is a %s step.", b.Labels[0], kind), Subject: blk.DefRange.Ptr()})

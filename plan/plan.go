@@ -179,7 +179,9 @@ type Request struct {
 	// (for a gRPC call: gRPC codes, empty means OK only).
 	Expect []int
 	// GRPC is the call a request to a gRPC target makes; nil otherwise.
-	GRPC      *GRPCRequest
+	GRPC *GRPCRequest
+	// Checks test the response (check blocks), in the plan's order.
+	Checks    []Check
 	DeclRange hcl.Range
 }
 
@@ -320,5 +322,7 @@ type Thresholds struct {
 	// that probes a service expected to be down); by default such a run
 	// fails, with or without thresholds.
 	AllowAllFailed bool
-	DeclRange      hcl.Range
+	// CheckRate is the least fraction of checks that must hold; 0: unset.
+	CheckRate float64
+	DeclRange hcl.Range
 }

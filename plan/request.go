@@ -73,6 +73,12 @@ func (l *loader) decodeRequest(content *hcl.BodyContent, owner *hcl.Block, sc sc
 		diags = append(diags, d...)
 		r.Expect = append(r.Expect, codes...)
 	}
+	diags = append(diags, l.decodeChecks(content.Blocks, &r)...)
+	if r.GRPC != nil && len(r.Checks) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Check on a gRPC call",
+			Detail:  "check blocks test HTTP responses; a gRPC call's outcome is its code: list the codes that count as ok in expect { status = [...] }.",
+			Subject: r.Checks[0].DeclRange.Ptr()})
+	}
 	return r, diags
 }
 

@@ -81,6 +81,8 @@ var requestAttributes = []hcl.AttributeSchema{
 
 var expectBlock = hcl.BlockHeaderSchema{Type: "expect"}
 
+var checkBlock = hcl.BlockHeaderSchema{Type: "check", LabelNames: []string{"name"}}
+
 var expectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "status", Required: true}},
 }
@@ -91,7 +93,7 @@ var endpointSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "max_rate"},
 		hcl.AttributeSchema{Name: "cookies"},
 	),
-	Blocks: []hcl.BlockHeaderSchema{expectBlock, multipartBlock},
+	Blocks: []hcl.BlockHeaderSchema{expectBlock, multipartBlock, checkBlock},
 }
 
 var scenarioSchema = &hcl.BodySchema{
@@ -132,6 +134,7 @@ var stepSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		expectBlock,
 		multipartBlock,
+		checkBlock,
 		{Type: "await"},
 		{Type: "step", LabelNames: []string{"name"}}, // inside a for_each
 	},
@@ -189,5 +192,6 @@ var thresholdsSchema = &hcl.BodySchema{
 		{Name: "live_min_count"},
 		{Name: "abort"},
 		{Name: "allow_all_failed"},
+		{Name: "check_rate"},
 	},
 }

@@ -201,6 +201,7 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	s.GRPCStreams = streams
 	if env := envFirst; env != nil {
 		s.Run.Environment = env
+		s.Checks = checkTallies(env)
 		if s.TLS = tlsSummary(env); s.TLS != nil && len(s.TLS.InsecureSkipVerify) > 0 {
 			warnings = append(warnings, fmt.Sprintf("certificates were not verified (insecure_skip_verify) for target %s",
 				strings.Join(s.TLS.InsecureSkipVerify, ", ")))

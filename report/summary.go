@@ -62,6 +62,9 @@ type Summary struct {
 	// their code. Left out without gRPC endpoints.
 	GRPCCodes      map[string]int64 `json:"grpc_codes,omitempty"`
 	UnexpectedGRPC map[string]int64 `json:"unexpected_grpc,omitempty"`
+	// Checks counts each check block's runs and failures per endpoint
+	// (meta.json's "checks"); absent without checks or meta.json.
+	Checks []results.CheckTally `json:"checks,omitempty"`
 	// Partial is set when the inputs hold less than the run: slots of the
 	// schedule without a row (MissingSlots), or a run directory whose
 	// meta.json says the run never finished. The figures then cover only

@@ -58,6 +58,9 @@ func (r *Report) sections() []section {
 	if len(s.GRPCCodes) > 0 {
 		out = append(out, grpcSection(s))
 	}
+	if len(s.Checks) > 0 {
+		out = append(out, checksSection(s))
+	}
 	if s.WebSocket != nil {
 		out = append(out, webSocketSection(s.WebSocket))
 	}

@@ -31,6 +31,7 @@ const (
 	// it did not follow.
 	TooManyRedirects // still redirected after N hops
 	RedirectRefused  // redirected to an origin that is not a target of the plan
+	CheckFailed      // a complete response failed one of its request's checks
 	numErrorKinds
 )
 
@@ -59,6 +60,7 @@ var ErrorNames = [numErrorKinds]string{
 	StreamEnded:      "stream_ended",
 	TooManyRedirects: "too_many_redirects",
 	RedirectRefused:  "redirect_refused",
+	CheckFailed:      "check_failed",
 }
 
 // NotRequest reports whether rows of this kind stand for no request at all

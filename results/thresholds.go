@@ -29,6 +29,10 @@ type Thresholds struct {
 	// AllowAllFailed: a run in which no request succeeded passes (see
 	// AllFailedName).
 	AllowAllFailed bool
+	// CheckRate is the least fraction of checks (check blocks, each run
+	// on each response) that must hold, as k6's checks rate; judged at
+	// the end; 0: unset.
+	CheckRate float64
 }
 
 // AllFailedName is the check every run gets, with thresholds or without:
@@ -67,6 +71,8 @@ type Measures struct {
 	// Describe names what the requests got instead of success, for the
 	// all_failed check's detail ("connect_refused 42, status 404 ×3").
 	Describe func() string
+	// ChecksRun and ChecksFailed sum the run's check tallies (CheckTally).
+	ChecksRun, ChecksFailed int64
 }
 
 // Evaluate checks th against a whole run: the verdict. The executor gives
@@ -95,6 +101,19 @@ func Evaluate(th *Thresholds, m Measures) []ThresholdResult {
 			}
 		}
 		out = append(out, ThresholdResult{Name: "status_codes", OK: seen == 0, Actual: float64(seen), Detail: strings.Join(detail, " ")})
+	}
+	if th.CheckRate > 0 {
+		r := ThresholdResult{Name: "check_rate", Limit: th.CheckRate}
+		if m.ChecksRun > 0 {
+			r.Actual = float64(m.ChecksRun-m.ChecksFailed) / float64(m.ChecksRun)
+			r.OK = r.Actual >= th.CheckRate
+			if !r.OK {
+				r.Detail = fmt.Sprintf("%.4g < %.4g: %d of %d checks failed", r.Actual, r.Limit, m.ChecksFailed, m.ChecksRun)
+			}
+		} else {
+			r.Detail = "no check ran" // no evidence the checks held
+		}
+		out = append(out, r)
 	}
 	p := Percentiles{}
 	if m.Latency != nil {

@@ -19,6 +19,7 @@ var (
 	pathMe       = []byte("/me")
 	pathStats    = []byte("/__stats")
 	pathHost     = []byte("/host")
+	pathJSON     = []byte("/json")
 
 	bodyOK      = []byte("ok\n")
 	typeJSON    = []byte("application/json")
@@ -82,6 +83,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.digestAuth(ctx, path[len(prefixDigestAuth):])
 	case RouteHost:
 		s.host(ctx)
+	case RouteJSON:
+		s.json(ctx)
 	default:
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
 	}
@@ -123,6 +126,8 @@ func routeOf(path []byte) Route {
 		return RouteDigest
 	case bytes.Equal(path, pathHost):
 		return RouteHost
+	case bytes.Equal(path, pathJSON):
+		return RouteJSON
 	}
 	return RouteNotFound
 }

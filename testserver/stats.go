@@ -30,11 +30,12 @@ const (
 	RouteBasic                 // /basic-auth/{user}/{pass} (challenge.go)
 	RouteDigest                // /digest-auth/auth/{user}/{pass}[/{alg}] (challenge.go)
 	RouteHost                  // /host: the Host header received
+	RouteJSON                  // /json[?pad=N&chunked=1]: a known JSON document (jsonbody.go)
 	RouteNotFound              // anything else
 	numRoutes
 )
 
-var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "browse", "cookie", "redirect", "basic_auth", "digest_auth", "host", "not_found"}
+var routeNames = [numRoutes]string{"root", "status", "delay", "echo", "login", "me", "bytes", "ws_echo", "tinode", "queue", "fault", "upload", "browse", "cookie", "redirect", "basic_auth", "digest_auth", "host", "json", "not_found"}
 
 // String returns the route's name as used in Stats.Routes and /__stats.
 func (r Route) String() string {

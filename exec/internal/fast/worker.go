@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/check"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/session"
 	"github.com/tressi/tressi/results"
@@ -34,6 +35,7 @@ type worker struct {
 	body     []byte
 	bodyLen  int64
 	drainBuf []byte
+	check    check.Matcher // the request's checks, fed as the body is read
 	// captureKeep is how much of the body the session step being sent
 	// needs for its captures (0 outside sessions).
 	captureKeep int
@@ -210,10 +212,15 @@ func (w *worker) readBody(pr *run.PreparedRequest) error {
 		keep = max(keep, w.Ex.MaxSample)
 	}
 	w.body = w.body[:0]
+	w.check.Start(pr.Checks)
+	if pr.Checks.ReadsHead() {
+		pr.Checks.Headers(func(i int, name string) { w.check.FieldFor(i, w.resp.Header.Peek(name)) })
+	}
 	stream := w.resp.BodyStream()
 	if stream == nil {
 		b := w.resp.Body()
 		w.body, w.bodyLen = append(w.body, b[:min(len(b), keep)]...), int64(len(b))
+		w.check.Body(b)
 		return nil
 	}
 	if w.drainBuf == nil {
@@ -226,6 +233,7 @@ func (w *worker) readBody(pr *run.PreparedRequest) error {
 		if room := keep - len(w.body); room > 0 {
 			w.body = append(w.body, w.drainBuf[:min(n, room)]...)
 		}
+		w.check.Body(w.drainBuf[:n])
 		w.bodyLen += int64(n)
 		if w.bodyLen > int64(w.Ex.MaxBody) {
 			err = fasthttp.ErrBodyTooLarge // streamed, the body is the worker's to limit
@@ -272,7 +280,12 @@ func (w *worker) record(pr *run.PreparedRequest, k uint64, scheduled, done int64
 	}
 	w.chain = hopChain{}
 	row.Connect = connect
-	if w.WantSample(&row) {
+	switch {
+	case err == nil && w.Checked(&row, pr, &w.check):
+		if w.WantSample(&row) {
+			w.PutCheckSample(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen, w.check.Detail())
+		}
+	case w.WantSample(&row):
 		w.PutSampleErr(&row, pr, w.resp.Header.Header(), w.body, w.bodyLen, err)
 	}
 	w.Keep(row, done)

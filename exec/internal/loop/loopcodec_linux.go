@@ -2,6 +2,7 @@ package loop
 
 import (
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/check"
 	"github.com/tressi/tressi/exec/internal/run"
 	"github.com/tressi/tressi/exec/internal/session"
 	"github.com/tressi/tressi/h1"
@@ -31,6 +32,9 @@ type lresponse struct {
 	// reqPath is the request's path, when its job keeps cookies: a
 	// Set-Cookie's default path and a cookie() capture's path.
 	reqPath []byte
+	// check runs the request's checks on the response as it streams in
+	// (its codec's or stream's matcher, inactive without checks).
+	check *check.Matcher
 }
 
 // h1MaxHead bounds the read buffer: a head must fit it whole.
@@ -47,11 +51,15 @@ type h1Codec struct {
 	// added (cookies_linux.go), abuf with a digest answer (digest_linux.go).
 	wbuf, cbuf, abuf []byte
 	memo             sampleMemo
+	check            check.Matcher
+	tap              func([]byte) // feeds check: the parser's Tap for a request with checks
 }
 
 func newH1Codec(l *evloop, c *lconn) *h1Codec {
 	h := &h1Codec{}
 	h.p.Head = h.headHook(l, c)
+	h.tap = h.check.Body
+	h.resp.check = &h.check
 	return h
 }
 
@@ -61,6 +69,11 @@ func (h *h1Codec) begin(l *evloop, c *lconn) []byte {
 	h.resp.sampled = false
 	h.resp.Head, h.resp.Body = h.resp.Head[:0], nil
 	h.p.Reset(j.method() == "HEAD", c.t.maxBody)
+	h.check.Start(pr.Checks)
+	h.p.Tap = nil
+	if pr.Checks != nil {
+		h.p.Tap = h.tap
+	}
 	wire := pr.Wire
 	if j.redir != nil {
 		wire = j.redir.wire // a redirect's next hop
@@ -118,6 +131,7 @@ func (h *h1Codec) headHook(l *evloop, c *lconn) func(int, []byte) int {
 	return func(status int, head []byte) int {
 		keep, keepHead, sampled := h.memo.keep(l, &c.job, status)
 		h.resp.sampled = sampled
+		h.check.Head(head)
 		if keepHead {
 			h.resp.Head = append(h.resp.Head[:0], head...)
 		}

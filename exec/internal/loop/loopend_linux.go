@@ -160,7 +160,16 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 		row = l.sink.Outcome(j.pr, j.k, j.sched, sent, done, out, in, resp.status, nil)
 	}
 	row.Connect = connect
-	if resp.sampled && l.sink.WantSample(&row) {
+	switch {
+	case resp.check != nil && l.sink.Checked(&row, j.pr, resp.check):
+		if l.sink.WantSample(&row) {
+			head, body := resp.Head, resp.Body
+			if !resp.sampled {
+				head, body = nil, nil // kept for a capture, maybe, not as a sample
+			}
+			l.sink.PutCheckSample(&row, j.pr, head, body, resp.bodyLen, resp.check.Detail())
+		}
+	case resp.sampled && l.sink.WantSample(&row):
 		l.sink.PutSampleErr(&row, j.pr, resp.Head, resp.Body, resp.bodyLen, stop)
 	}
 	l.sink.Keep(row, done)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"github.com/tressi/tressi/exec/internal/check"
 	"math"
 	"os"
 	"strconv"
@@ -55,6 +56,7 @@ type h2job struct {
 	// replies over, made once per slot.
 	stream bool
 	reply  func([]byte, bool)
+	check  check.Matcher // the request's checks on the stream's answer
 }
 
 // startMux turns the connected c into an HTTP/2 connection: its first job
@@ -124,6 +126,7 @@ func (m *h2mux) start(j ljob) {
 	hj.ljob = j
 	hj.resp = lresponse{RawResponse: session.RawResponse{Head: hj.resp.Head[:0], Body: hj.resp.Body[:0]}, reqPath: hj.resp.reqPath[:0]}
 	hj.keep, hj.keepHead, hj.isGRPC = 0, false, false
+	hj.check.Start(j.pr.Checks)
 	l.busy++
 	hj.sent = l.ex.Clock.Now()
 	hj.connect, m.c.connect = m.c.connect, 0
@@ -222,6 +225,7 @@ func (m *h2mux) Field(s *h2.Stream, name, value string) {
 	if hj.isGRPC {
 		hj.call.Field(name, value)
 	}
+	hj.check.FieldString(name, value)
 	if hj.keepHead {
 		hj.resp.Head = append(append(append(append(hj.resp.Head, name...), ": "...), value...), "\r\n"...)
 	}
@@ -234,6 +238,7 @@ func (m *h2mux) Data(s *h2.Stream, p []byte) {
 	if hj.isGRPC {
 		hj.call.Data(p)
 	}
+	hj.check.Body(p)
 	hj.resp.bodyLen += int64(len(p))
 	if room := hj.keep - len(hj.resp.Body); room > 0 {
 		hj.resp.Body = append(hj.resp.Body, p[:min(room, len(p))]...)
@@ -279,6 +284,7 @@ func (l *evloop) muxDone(m *h2mux, idx int32, out, in, done int64, err error) {
 		l.dispatch(j)
 		return
 	}
+	hj.resp.check = &hj.check // here: m.jobs may have moved since the stream started
 	l.recordAnswer(&j, sent, done, out, in, connect, &hj.resp)
 	l.latency += (done - sent - l.latency) / 16 // the streams' mean, for napFor
 	m.release(idx)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/exec/internal/sys"
+	"github.com/tressi/tressi/results"
 )
 
 // Meta is meta.json: the environment a run happened in, so a run directory
@@ -58,6 +59,9 @@ type Meta struct {
 	// GRPCStreams: by the step that opens them, the gRPC streams' calls,
 	// messages sent, replies received and replies no await took.
 	GRPCStreams map[string]StreamFigures `json:"grpc_streams,omitempty"`
+	// Checks counts each check block's runs and failures, per endpoint
+	// (in the plan's order); absent from runs without checks.
+	Checks []results.CheckTally `json:"checks,omitempty"`
 
 	// FirstSend is when the first request went out, and FirstSendSkewMs how
 	// far that was from its due instant: how this shard's start lined up

@@ -2,11 +2,13 @@ package run
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
+	"github.com/tressi/tressi/exec/internal/check"
 	"github.com/tressi/tressi/h2"
 )
 
@@ -25,6 +27,18 @@ type PreparedRequest struct {
 	// once (looph2_linux.go), for targets that may speak HTTP/2; nil
 	// otherwise, and the stream converts and encodes per send.
 	H2 *h2.Request
+	// Checks are the request's check blocks, compiled; nil without any.
+	// Checked counts, per check, the responses it was run on and those it
+	// failed (for meta.json, the report and check_rate).
+	Checks  *check.Program
+	Checked []CheckCount
+}
+
+// CheckCount counts one check's runs; every sender of the request adds to
+// it, once per response.
+type CheckCount struct {
+	Run, Failed atomic.Int64
+	_           [48]byte // a cache line each: loops on several cores add at once
 }
 
 // PrepareRequests builds the request table and the results' endpoint names
@@ -47,6 +61,11 @@ func PrepareRequests(s *compile.Schedule, cs *clients) ([]PreparedRequest, []str
 		}
 		pr := PreparedRequest{Spec: rq, Client: cs.Hosts[rq.Target], Timeout: t.Timeout, Endpoint: ep,
 			origin: []byte(t.Scheme + "://" + t.Host)}
+		checks, err := check.New(rq.Checks)
+		if err != nil {
+			return nil, nil, fmt.Errorf("request %q: %w; recompile the plan with this tressi", rq.Name, err)
+		}
+		pr.Checks, pr.Checked = checks, make([]CheckCount, checks.Len())
 		if isStatic(rq) {
 			req := new(fasthttp.Request)
 			// The static request owns its buffer for good: SetBodyRaw keeps it.

@@ -3,6 +3,7 @@ package run
 import (
 	"time"
 
+	"github.com/tressi/tressi/exec/internal/check"
 	"github.com/tressi/tressi/results"
 )
 
@@ -83,6 +84,30 @@ func (s *RowSink) Outcome(pr *PreparedRequest, k uint64, scheduled, sent, done, 
 		}
 	}
 	return row
+}
+
+// Checked finishes the checks m ran on the response of row (an answer,
+// error none) and counts them: a failed one makes the row check_failed.
+// It says whether one failed.
+func (s *RowSink) Checked(row *results.Row, pr *PreparedRequest, m *check.Matcher) bool {
+	if pr.Checks == nil || row.Error != results.None {
+		return false
+	}
+	failed := m.Finish()
+	for i := range pr.Checked {
+		pr.Checked[i].Run.Add(1)
+		if failed&(1<<i) != 0 {
+			pr.Checked[i].Failed.Add(1)
+		}
+	}
+	if failed == 0 {
+		return false
+	}
+	if results.ExpectsStatus(pr.Spec.Expect, int(row.Status)) {
+		s.Stats.Failed.Add(1) // Outcome counted it ok
+	}
+	row.Error = results.CheckFailed
+	return true
 }
 
 // Keep buffers a finished row and ends the run on a status a threshold
@@ -214,11 +239,21 @@ func (s *RowSink) PutSampleErr(r *results.Row, pr *PreparedRequest, head, body [
 	if err != nil && r.Error != results.Interrupted {
 		smp.Detail = errDetail(err)
 	}
-	if r.Error == results.None {
+	if r.Error == results.None || r.Error == results.CheckFailed {
 		smp.Headers = string(head)
 		smp.BodySize = ClampU32(size)
 		smp.Body = append([]byte(nil), body[:min(len(body), s.Ex.MaxSample)]...)
 	}
+	s.Ex.Rec.Sample(smp)
+}
+
+// PutCheckSample is PutSample for a response that failed a check: its
+// detail names the check and why (check.Matcher.Detail). head and body are
+// nil when the engine kept neither (an earlier response of its status was
+// sampled already).
+func (s *RowSink) PutCheckSample(r *results.Row, pr *PreparedRequest, head, body []byte, size int64, detail string) {
+	smp := results.Sample{Endpoint: pr.Spec.Name, Status: r.Status, Error: r.Error.String(), Detail: detail,
+		Headers: string(head), BodySize: ClampU32(size), Body: append([]byte(nil), body[:min(len(body), s.Ex.MaxSample)]...)}
 	s.Ex.Rec.Sample(smp)
 }
 

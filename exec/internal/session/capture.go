@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/h1"
+	"github.com/tressi/tressi/internal/jsonpath"
 )
 
 // Capturer takes one named value from a step's response into a session's
@@ -52,43 +52,15 @@ func NewCapturer(c compile.Capture) (Capturer, error) {
 }
 
 // ParseJSONPath parses a dotted path with [index] steps, such as
-// "data.items[0].id"; a leading "$." is allowed.
+// "data.items[0].id"; a leading "$." is allowed (internal/jsonpath).
 func ParseJSONPath(s string) ([]PathElem, error) {
-	hint := fmt.Sprintf("json(%q): write a path such as \"data.token\" or \"items[0].id\"", s)
-	rest := strings.TrimPrefix(strings.TrimPrefix(s, "$"), ".")
-	if rest == "" {
-		return nil, fmt.Errorf("%s", hint)
+	steps, err := jsonpath.Parse(s)
+	if err != nil {
+		return nil, err
 	}
-	var path []PathElem
-	for rest != "" {
-		if rest[0] == '[' {
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return nil, fmt.Errorf("%s: unclosed [", hint)
-			}
-			n, err := strconv.Atoi(rest[1:end])
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%s: [%s] is not an array index", hint, rest[1:end])
-			}
-			path = append(path, PathElem{index: n})
-			rest = rest[end+1:]
-		} else {
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
-			}
-			if end == 0 {
-				return nil, fmt.Errorf("%s: empty key", hint)
-			}
-			path = append(path, PathElem{key: rest[:end], index: -1})
-			rest = rest[end:]
-		}
-		if strings.HasPrefix(rest, ".") {
-			rest = rest[1:]
-			if rest == "" || rest[0] == '.' || rest[0] == '[' {
-				return nil, fmt.Errorf("%s: empty key", hint)
-			}
-		}
+	path := make([]PathElem, len(steps))
+	for i, st := range steps {
+		path[i] = PathElem{key: st.Key, index: st.Index}
 	}
 	return path, nil
 }
