@@ -26,6 +26,18 @@ type Field struct{ Name, Value []byte }
 // of its body as the flow-control windows allow go into Output at once,
 // the rest as the server opens its windows. Call it only when Ready.
 func (c *Conn) Start(req *Request, tag int64) (*Stream, error) {
+	s, err := c.openStream(req, tag, len(req.Body) == 0)
+	if err != nil {
+		return nil, err
+	}
+	s.body = req.Body
+	c.sendBody(s)
+	return s, c.err
+}
+
+// openStream makes a stream for req and writes its header block, with
+// END_STREAM when end: what Start and Open share.
+func (c *Conn) openStream(req *Request, tag int64, end bool) (*Stream, error) {
 	if !c.Ready() {
 		if c.err != nil {
 			return nil, c.err
@@ -38,11 +50,9 @@ func (c *Conn) Start(req *Request, tag int64) (*Stream, error) {
 		block = c.enc.encode(req)
 		c.writeErr(c.enc.err)
 	}
-	c.writeHeaders(s, block, len(req.Body) == 0)
-	s.body = req.Body
+	c.writeHeaders(s, block, end)
 	c.streams[s.ID] = s
-	c.sendBody(s)
-	return s, c.err
+	return s, nil
 }
 
 // Open starts a stream whose request goes on after its headers, as a
@@ -50,21 +60,11 @@ func (c *Conn) Start(req *Request, tag int64) (*Stream, error) {
 // Send queues, sent as the windows allow, and HalfClose ends it. Call it
 // only when Ready; req.Body must be empty.
 func (c *Conn) Open(req *Request, tag int64) (*Stream, error) {
-	if !c.Ready() {
-		if c.err != nil {
-			return nil, c.err
-		}
-		return nil, ErrNotReady
+	s, err := c.openStream(req, tag, false)
+	if err != nil {
+		return nil, err
 	}
-	s := c.newStream(tag)
-	block := req.Block
-	if block == nil {
-		block = c.enc.encode(req)
-		c.writeErr(c.enc.err)
-	}
-	c.writeHeaders(s, block, false)
 	s.open = true
-	c.streams[s.ID] = s
 	return s, c.err
 }
 

@@ -2,6 +2,7 @@ package recording
 
 import (
 	"fmt"
+	"golang.org/x/net/http/httpguts"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -338,7 +339,7 @@ func (c *curlCommand) request() (Request, error) {
 	if c.method != "" {
 		req.Method = c.method
 	}
-	if !isToken(req.Method) {
+	if !httpguts.ValidHeaderFieldName(req.Method) {
 		return Request{}, fmt.Errorf("-X %q is not an HTTP method, such as GET or POST", req.Method)
 	}
 	if req.Digest && req.Basic == nil {

@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"golang.org/x/net/http/httpguts"
 	"io"
 	"net/url"
 	"sort"
@@ -149,7 +150,7 @@ func harRequest(e harEntry) (Request, bool, error) {
 	if req.Method == "" {
 		req.Method = "GET"
 	}
-	if !isToken(req.Method) {
+	if !httpguts.ValidHeaderFieldName(req.Method) {
 		return Request{}, false, fmt.Errorf("method %q is not an HTTP method, such as GET or POST", req.Method)
 	}
 	for _, h := range e.Request.Headers {

@@ -3,6 +3,7 @@ package recording
 import (
 	"bytes"
 	"fmt"
+	"golang.org/x/net/http/httpguts"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -208,7 +209,7 @@ func (w *writer) headers(out *bytes.Buffer, r Request) {
 			(len(r.Multipart) > 0 && key == "content-type") {
 			continue
 		}
-		if !isToken(h.Name) || strings.ContainsAny(h.Value, "\r\n") {
+		if !httpguts.ValidHeaderFieldName(h.Name) || strings.ContainsAny(h.Value, "\r\n") {
 			fmt.Fprintf(out, "# left out: a header HTTP/1.1 cannot carry (%s)\n", strings.Trim(quote(h.Name), `"`))
 			continue
 		}
@@ -363,19 +364,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
-}
-
-// isToken reports whether s is an RFC 9110 token, as header names are.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -208,33 +209,21 @@ func (s *Server) sleep(d time.Duration) {
 func (s *Server) Calls() map[Key]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[Key]int64, len(s.calls))
-	for k, v := range s.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.calls)
 }
 
 // Messages returns how many request messages each method read.
 func (s *Server) Messages() map[string]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int64, len(s.messages))
-	for k, v := range s.messages {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.messages)
 }
 
 // Replies returns how many reply messages each method sent.
 func (s *Server) Replies() map[string]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int64, len(s.replies))
-	for k, v := range s.replies {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.replies)
 }
 
 func (s *Server) replied(method string) {

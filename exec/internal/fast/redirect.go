@@ -1,8 +1,6 @@
 package fast
 
 import (
-	"time"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/tressi/tressi/exec/internal/run"
@@ -120,27 +118,6 @@ func (w *worker) nextHop(req *fasthttp.Request, status, to int, moved, cross boo
 		next.Header.DelAllCookies()
 	}
 	return next
-}
-
-// exchangeHop sends one hop and reads its answer; a failure is recorded
-// (with the chain) and returned, an answer left for the chain to judge.
-func (w *worker) exchangeHop(client *fasthttp.HostClient, req *fasthttp.Request, pr *run.PreparedRequest, k uint64, scheduled int64) (int64, error) {
-	w.resp.SkipBody = false // see exchange
-	left := time.Duration(scheduled-w.Ex.Clock.Now()) + pr.Timeout
-	if left <= 0 {
-		return w.waitedOut(pr, k, scheduled)
-	}
-	err := client.DoTimeout(req, &w.resp, left)
-	if err == nil {
-		err = w.readBody(pr)
-	} else {
-		w.body, w.bodyLen = w.body[:0], 0
-	}
-	done := w.Ex.Clock.Now()
-	if err != nil {
-		w.record(pr, k, scheduled, done, err)
-	}
-	return done, err
 }
 
 // recordChain records the chain that ended with w.resp at done; stop is

@@ -161,6 +161,17 @@ func (w *worker) request(pr *run.PreparedRequest) *fasthttp.Request {
 // ready) at scheduled. Endpoints and session steps share it; it returns
 // when the response completed and the request's error.
 func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr *run.PreparedRequest, k uint64, scheduled int64) (int64, error) {
+	done, err := w.exchangeHop(client, req, pr, k, scheduled)
+	if err == nil {
+		w.record(pr, k, scheduled, done, nil)
+	}
+	return done, err
+}
+
+// exchangeHop sends req and reads its answer: a failure is recorded and
+// returned, an answer left to the caller (exchange records it; a redirect
+// chain judges it first).
+func (w *worker) exchangeHop(client *fasthttp.HostClient, req *fasthttp.Request, pr *run.PreparedRequest, k uint64, scheduled int64) (int64, error) {
 	// fasthttp keeps a response's SkipBody across requests as if the caller
 	// had set it: after a HEAD, the next GET on this worker would leave its
 	// body on the connection and the response after it would read garbage.
@@ -181,7 +192,9 @@ func (w *worker) exchange(client *fasthttp.HostClient, req *fasthttp.Request, pr
 		w.body, w.bodyLen = w.body[:0], 0
 	}
 	done := w.Ex.Clock.Now()
-	w.record(pr, k, scheduled, done, err)
+	if err != nil {
+		w.record(pr, k, scheduled, done, err)
+	}
 	return done, err
 }
 
