@@ -1,6 +1,7 @@
 package testserver
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -8,12 +9,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
-// h2Client is Go's HTTP client speaking only the protocols given.
-func h2Client(h1, h2, h2c bool, roots *x509.CertPool) *http.Client {
-	tr := &http.Transport{Protocols: new(http.Protocols), TLSClientConfig: &tls.Config{RootCAs: roots}}
+// h2Client is Go's HTTP client speaking only the protocols given; dials
+// counts the connections it opens.
+func h2Client(h1, h2, h2c bool, roots *x509.CertPool, dials *atomic.Int64) *http.Client {
+	var d net.Dialer
+	tr := &http.Transport{Protocols: new(http.Protocols), TLSClientConfig: &tls.Config{RootCAs: roots},
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return d.DialContext(ctx, network, addr)
+		}}
 	tr.Protocols.SetHTTP1(h1)
 	tr.Protocols.SetHTTP2(h2)
 	tr.Protocols.SetUnencryptedHTTP2(h2c)
@@ -51,15 +59,21 @@ func TestHTTP2RoutesAnswerAsHTTP1Ones(t *testing.T) {
 	roots.AddCert(cert.Certificate())
 
 	for _, tc := range []struct {
-		name     string
-		tls      bool
-		h2, h1   *http.Client
-		wantHTTP int
+		name        string
+		tls         bool
+		h1, h2, h2c bool
 	}{
-		{"h2c", false, h2Client(false, false, true, nil), h2Client(true, false, false, nil), 2},
-		{"h2 over TLS", true, h2Client(false, true, false, roots), h2Client(true, false, false, roots), 2},
+		{"h2c", false, false, false, true},
+		{"h2 over TLS", true, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Go's client may open a second connection where it could have
+			// reused the first (CI saw three once), so the server's count is
+			// held to the connections the clients opened, at least one each.
+			var dials atomic.Int64
+			h2 := h2Client(tc.h1, tc.h2, tc.h2c, roots, &dials)
+			h1 := h2Client(true, false, false, roots, &dials)
+			const wantHTTP = 2
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -85,9 +99,9 @@ func TestHTTP2RoutesAnswerAsHTTP1Ones(t *testing.T) {
 				{"GET", "/bytes/3000", "", 200, ""},
 				{"GET", "/no-such-route", "", 404, "not found\n"},
 			} {
-				status, proto, body := fetch(t, tc.h2, c.method, base+c.path, c.body)
-				if status != c.status || proto != tc.wantHTTP || (c.want != "" && body != c.want) {
-					t.Errorf("%s %s over HTTP/2: status %d, HTTP/%d, body %q; want %d, HTTP/%d, %q", c.method, c.path, status, proto, body, c.status, tc.wantHTTP, c.want)
+				status, proto, body := fetch(t, h2, c.method, base+c.path, c.body)
+				if status != c.status || proto != wantHTTP || (c.want != "" && body != c.want) {
+					t.Errorf("%s %s over HTTP/2: status %d, HTTP/%d, body %q; want %d, HTTP/%d, %q", c.method, c.path, status, proto, body, c.status, wantHTTP, c.want)
 				}
 				if c.path == "/bytes/3000" && len(body) != 3000 {
 					t.Errorf("/bytes/3000 over HTTP/2: %d bytes", len(body))
@@ -96,12 +110,12 @@ func TestHTTP2RoutesAnswerAsHTTP1Ones(t *testing.T) {
 					t.Errorf("/echo over HTTP/2 did not echo the body: %s", body)
 				}
 			}
-			if status, proto, body := fetch(t, tc.h1, "GET", base+"/", ""); status != 200 || proto != 1 || body != "ok\n" {
+			if status, proto, body := fetch(t, h1, "GET", base+"/", ""); status != 200 || proto != 1 || body != "ok\n" {
 				t.Errorf("HTTP/1.1 beside HTTP/2: status %d, HTTP/%d, %q", status, proto, body)
 			}
 			st := s.Stats()
-			if st.Requests != 6 || st.ConnsAccepted != 2 {
-				t.Errorf("stats: %d requests on %d connections, want 6 on 2 (one HTTP/2, one HTTP/1.1)", st.Requests, st.ConnsAccepted)
+			if n := uint64(dials.Load()); st.Requests != 6 || st.ConnsAccepted != n || n < 2 {
+				t.Errorf("stats: %d requests on %d connections, want 6 on the %d the clients opened (at least one HTTP/2, one HTTP/1.1)", st.Requests, st.ConnsAccepted, n)
 			}
 		})
 	}
