@@ -310,7 +310,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 			errN[xi]++
 			if sc := t.scnOf[ei]; sc >= 0 {
 				if err := t.sessions.add(sc, b.Slot[i], due, due, true); err != nil {
-					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+					return fmt.Errorf("row %d: %w", b.Row+int64(i), err)
 				}
 			}
 			continue
@@ -346,7 +346,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 			if sc := t.scnOf[ei]; sc >= 0 {
 				// No response: the session's last known instant is the send, or the due instant.
 				if err := t.sessions.add(sc, b.Slot[i], due, max(due, sentAt[i]), false); err != nil {
-					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+					return fmt.Errorf("row %d: %w", b.Row+int64(i), err)
 				}
 			}
 			continue
@@ -365,7 +365,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 		t.series.add(end, lat, ok)
 		if sc := t.scnOf[ei]; sc >= 0 {
 			if err := t.sessions.add(sc, b.Slot[i], due, end, ok); err != nil {
-				return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+				return fmt.Errorf("row %d: %w", b.Row+int64(i), err)
 			}
 		}
 	}
