@@ -131,11 +131,15 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	}
 	// The slot column is read only to tell sessions apart and to count
 	// the slots each shard holds; a plain run's report does without it.
-	cols := reportColumns
-	if slots {
-		cols = append([]string{results.ColSlot}, cols...)
-	}
 	for _, r := range readers {
+		cols := reportColumns
+		if slots {
+			cols = append([]string{results.ColSlot}, cols...)
+		}
+		if len(r.Schema.FieldIndices(results.ColService)) > 0 {
+			// Files written before service_ns was derived: as they say.
+			cols = append(cols, results.ColService)
+		}
 		if err := r.Only(cols...); err != nil {
 			return nil, err
 		}
@@ -250,8 +254,10 @@ func readInput(i int, in Input, r *results.Reader, tallies []*tally, shards *sha
 	return rows.Load(), warnings, nil
 }
 
-// reportColumns are the columns the tally reads, the slot aside.
-var reportColumns = []string{results.ColEndpoint, results.ColScheduled, results.ColSent, results.ColLatency, results.ColService,
+// reportColumns are the columns the tally reads, the slot aside, and
+// service_ns, which the tally derives as the reader would where the file
+// does not store it: one pass over the columns instead of two.
+var reportColumns = []string{results.ColEndpoint, results.ColScheduled, results.ColSent, results.ColLatency,
 	results.ColStatus, results.ColError, results.ColBytesOut, results.ColBytesIn, results.ColConnect}
 
 // Format is an output format of Render.

@@ -2,7 +2,11 @@ package results
 
 import "sync"
 
-// Each hands every batch to fn, on up to workers goroutines at once, so a
+// maxConsumers bounds Each's goroutines: each holds a batch's buffers,
+// which the fast reader keeps room to reuse.
+const maxConsumers = 8
+
+// Each hands every batch to fn, on up to workers goroutines at once (at most maxConsumers), so a
 // reader that folds rows into state of its own per worker (the report's
 // tallies, merged at the end) spends every core on the rows and not only
 // on decoding them. worker is in [0, workers); b is valid until fn returns.
@@ -12,6 +16,7 @@ import "sync"
 // Truncated, as after Next. Files the fast reader does not take (other
 // writers' types) go through Next, one batch at a time, as worker 0.
 func (r *Reader) Each(workers int, fn func(worker int, b *Batch) error) error {
+	workers = min(workers, maxConsumers)
 	if r.err != nil || r.Truncated != nil {
 		return nil
 	}

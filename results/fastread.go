@@ -112,7 +112,7 @@ func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending u
 		br: br, hash: hash, layout: layout, streamed: streamed, pos: pos, delta: delta, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
-		free:  make(chan *fastJob, inFlight+2),
+		free:  make(chan *fastJob, inFlight+2+maxConsumers),
 		stop:  make(chan struct{}),
 	}
 	s.wg.Add(1 + workers)
