@@ -39,8 +39,8 @@ load {
 // protocol: each failure closes its connection (an HTTP/1.1 timeout; an
 // h2c server that drops the connection on a request's HEADERS), so later
 // requests open new ones, and the rows carrying a connect
-// time are exactly the connections the server accepted that the warm-up
-// did not open. The loop engine once wrote 0 on every failed row.
+// time are the connections the server accepted that the warm-up did not
+// open (most of them: see the check). The loop engine once wrote 0 on every failed row.
 func TestFailedRowsKeepConnectTime(t *testing.T) {
 	ts := testserver.New(testserver.Options{})
 	h1 := serveCounting(t, func(ln net.Listener) { go ts.Serve(ln) }, func() { ts.Close() })
@@ -78,7 +78,10 @@ func TestFailedRowsKeepConnectTime(t *testing.T) {
 			if meta.Warmup != nil {
 				warm = meta.Warmup.Connections
 			}
-			if opened := c.accepted() - before - warm; carrying == 0 || carrying != opened {
+			// Every row carrying a connect time opened one of these; a
+			// connect still in flight when its request timed out (a busy
+			// machine) is accepted by the server and carried by no row.
+			if opened := c.accepted() - before - warm; carrying == 0 || carrying > opened || 2*carrying < opened {
 				t.Fatalf("%s: %d of %d failed rows carry connect_ns; the run opened %d connections after the warm-up's %d",
 					out.Engine, carrying, len(rows), opened, warm)
 			}
