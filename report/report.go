@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
@@ -107,7 +110,10 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	if needsShardCheck(metas) || knowsSlots(metas) {
 		shards = newShardCheck(inputs, metas)
 	}
-	t := newTally()
+	tallies := make([]*tally, tallyWorkers())
+	for w := range tallies {
+		tallies[w] = newTally()
+	}
 	var warnings []string
 	var infos []ShardInfo
 	var envFirst map[string]any
@@ -116,50 +122,35 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	var missingAll int64
 	slots := shards != nil
 	for i, r := range readers {
-		if err := t.sessions.use(r.Meta.Scenarios); err != nil {
-			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
+		for _, t := range tallies {
+			if err := t.sessions.use(r.Meta.Scenarios); err != nil {
+				return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
+			}
 		}
 		slots = slots || len(r.Meta.Scenarios) > 0
 	}
 	// The slot column is read only to tell sessions apart and to count
 	// the slots each shard holds; a plain run's report does without it.
-	cols := reportColumns
-	if slots {
-		cols = append([]string{results.ColSlot}, cols...)
-	}
 	for _, r := range readers {
+		cols := reportColumns
+		if slots {
+			cols = append([]string{results.ColSlot}, cols...)
+		}
+		if len(r.Schema.FieldIndices(results.ColService)) > 0 {
+			// Files written before service_ns was derived: as they say.
+			cols = append(cols, results.ColService)
+		}
 		if err := r.Only(cols...); err != nil {
 			return nil, err
 		}
 	}
 	for i, r := range readers {
-		before := t.rows
-		per, done := slotRowsOf(inputs[i], r.Meta)
-		for {
-			b, ok := r.Next()
-			if !ok {
-				break
-			}
-			if err := t.add(b, r.Meta); err != nil {
-				done()
-				return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
-			}
-			if shards != nil {
-				shards.add(i, b.Slot)
-			}
-			if per != nil {
-				per.Add(b.Slot)
-			}
-		}
-		warnings = append(warnings, slotRowWarnings(inputs[i], per)...)
-		done()
-		if err := r.Err(); err != nil {
+		rows, w, err := readInput(i, inputs[i], r, tallies, shards)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", inputs[i].Results, err)
 		}
-		if r.Truncated != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %v; the report covers the %d rows before it", inputs[i].Results, r.Truncated, t.rows-before))
-		}
-		info := ShardInfo{Path: inputs[i].Path, Shard: r.Meta.Shard.String(), Rows: t.rows - before, Truncated: r.Truncated != nil}
+		warnings = append(warnings, w...)
+		info := ShardInfo{Path: inputs[i].Path, Shard: r.Meta.Shard.String(), Rows: rows, Truncated: r.Truncated != nil}
 		env, err := readEnvironment(inputs[i])
 		if err != nil {
 			warnings = append(warnings, err.Error())
@@ -192,6 +183,12 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 			warnings = append(warnings, startSpread(inputs, metas)...)
 		}
 	}
+	t := tallies[0]
+	for _, o := range tallies[1:] {
+		if err := t.merge(o); err != nil {
+			return nil, err
+		}
+	}
 	s := t.summary()
 	s.Shards = infos
 	m := metas[0]
@@ -214,8 +211,53 @@ func summarize(inputs []Input, th *results.Thresholds) (*Summary, error) {
 	return &s, nil
 }
 
-// reportColumns are the columns the tally reads, the slot aside.
-var reportColumns = []string{results.ColEndpoint, results.ColScheduled, results.ColSent, results.ColLatency, results.ColService,
+// tallyWorkers is how many goroutines tally rows, each into a tally of
+// its own (merged at the end): one a core. Tests set it.
+var tallyWorkers = func() int { return runtime.GOMAXPROCS(0) }
+
+// readInput folds input i's rows into the tallies, one a worker, and
+// its slots into shards (when set) and the slot-row count of its
+// schedule; it returns the rows read and what the input's end warns of.
+func readInput(i int, in Input, r *results.Reader, tallies []*tally, shards *shardCheck) (int64, []string, error) {
+	per, done := slotRowsOf(in, r.Meta)
+	defer done()
+	var rows atomic.Int64
+	var mu sync.Mutex // the slot sets are one for all workers
+	err := r.Each(len(tallies), func(w int, b *results.Batch) error {
+		if err := tallies[w].add(b, r.Meta); err != nil {
+			return err
+		}
+		rows.Add(int64(b.Len))
+		if shards == nil && per == nil {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if shards != nil {
+			shards.add(i, b.Slot)
+		}
+		if per != nil {
+			per.Add(b.Slot)
+		}
+		return nil
+	})
+	if err == nil {
+		err = r.Err()
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	warnings := slotRowWarnings(in, per)
+	if r.Truncated != nil {
+		warnings = append(warnings, fmt.Sprintf("%s: %v; the report covers the %d rows before it", in.Results, r.Truncated, rows.Load()))
+	}
+	return rows.Load(), warnings, nil
+}
+
+// reportColumns are the columns the tally reads, the slot aside, and
+// service_ns, which the tally derives as the reader would where the file
+// does not store it: one pass over the columns instead of two.
+var reportColumns = []string{results.ColEndpoint, results.ColScheduled, results.ColSent, results.ColLatency,
 	results.ColStatus, results.ColError, results.ColBytesOut, results.ColBytesIn, results.ColConnect}
 
 // Format is an output format of Render.

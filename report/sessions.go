@@ -103,7 +103,7 @@ func (st *sessionTracker) add(sc int32, slot uint64, due, end int64, ok bool) er
 	if !seen {
 		s = session{start: due, end: end, scenario: uint32(sc)}
 	} else if s.scenario != uint32(sc) {
-		return fmt.Errorf("slot %d has rows of scenarios %q and %q, but a slot is one session: the file is damaged", slot, st.scenarios[s.scenario].name, st.scenarios[sc].name)
+		return st.mixed(slot, s.scenario, uint32(sc))
 	}
 	s.start = min(s.start, due)
 	s.end = max(s.end, end)
@@ -111,6 +111,11 @@ func (st *sessionTracker) add(sc int32, slot uint64, due, end int64, ok bool) er
 	s.failed = s.failed || !ok
 	st.open[slot] = s
 	return nil
+}
+
+// mixed is the error of a slot with rows of two scenarios.
+func (st *sessionTracker) mixed(slot uint64, a, b uint32) error {
+	return fmt.Errorf("slot %d has rows of scenarios %q and %q, but a slot is one session: the file is damaged", slot, st.scenarios[a].name, st.scenarios[b].name)
 }
 
 // summaries finalises every session and reports the scenarios by name. A

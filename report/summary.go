@@ -295,7 +295,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 	// the loop then keeps them in registers and drops most bounds checks.
 	n := b.Len
 	endpoint, errIdx, status := b.Endpoint[:n], b.Error[:n], b.Status[:n]
-	scheduled, sentAt, latency, service := b.Scheduled[:n], b.Sent[:n], b.Latency[:n], b.Service[:n]
+	scheduled, sentAt, latency, service := b.Scheduled[:n], b.Sent[:n], b.Latency[:n], b.Service
 	bytesOut, bytesIn, connect := b.BytesOut[:n], b.BytesIn[:n], b.Connect
 	sent, completed, bOut, bIn := t.sent, t.completed, t.bytesOut, t.bytesIn
 	firstDue, lastEnd := t.firstDue, t.lastEnd
@@ -310,7 +310,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 			errN[xi]++
 			if sc := t.scnOf[ei]; sc >= 0 {
 				if err := t.sessions.add(sc, b.Slot[i], due, due, true); err != nil {
-					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+					return fmt.Errorf("row %d: %w", b.Row+int64(i), err)
 				}
 			}
 			continue
@@ -346,7 +346,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 			if sc := t.scnOf[ei]; sc >= 0 {
 				// No response: the session's last known instant is the send, or the due instant.
 				if err := t.sessions.add(sc, b.Slot[i], due, max(due, sentAt[i]), false); err != nil {
-					return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+					return fmt.Errorf("row %d: %w", b.Row+int64(i), err)
 				}
 			}
 			continue
@@ -355,7 +355,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 		lastEnd = max(lastEnd, end)
 		completed++
 		ep.latency.Record(lat) // t.latency is merged from these in summary
-		if svc := service[i]; svc >= 0 {
+		if svc := serviceAt(service, i, due, sentAt[i], lat); svc >= 0 {
 			t.service.Record(svc)
 		}
 		ok := !failedKind[xi] && ep.expects(st)
@@ -365,7 +365,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 		t.series.add(end, lat, ok)
 		if sc := t.scnOf[ei]; sc >= 0 {
 			if err := t.sessions.add(sc, b.Slot[i], due, end, ok); err != nil {
-				return fmt.Errorf("row %d: %w", t.rows+int64(i), err)
+				return fmt.Errorf("row %d: %w", b.Row+int64(i), err)
 			}
 		}
 	}
@@ -378,6 +378,18 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 	}
 	t.rows += int64(b.Len)
 	return nil
+}
+
+// serviceAt is row i's service time (lat >= 0): the file's, or derived
+// from the other times as results does (complete − sent).
+func serviceAt(service []int64, i int, due, sent, lat int64) int64 {
+	if service != nil {
+		return service[i]
+	}
+	if sent < 0 {
+		return -1
+	}
+	return lat - (sent - due)
 }
 
 func grow(s []int64, n int) []int64 {

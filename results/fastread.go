@@ -112,7 +112,7 @@ func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending u
 		br: br, hash: hash, layout: layout, streamed: streamed, pos: pos, delta: delta, want: want, content: content,
 		jobs:  make(chan *fastJob, inFlight),
 		order: make(chan *fastJob, inFlight),
-		free:  make(chan *fastJob, inFlight+2),
+		free:  make(chan *fastJob, inFlight+2+maxConsumers),
 		stop:  make(chan struct{}),
 	}
 	s.wg.Add(1 + workers)
@@ -208,16 +208,10 @@ func (s *fastStream) work() {
 	}
 }
 
-// next returns the next batch in stream order; ok false at the end. A
-// damaged batch ends the stream with its error.
-func (s *fastStream) next() (*Batch, error, bool) {
-	if s.cur != nil {
-		select {
-		case s.free <- s.cur:
-		default:
-		}
-		s.cur = nil
-	}
+// take returns the next job in stream order, its running sums added, and
+// keeps it out of reuse until release: Each's consumers hold several at
+// once. Only finish's work is left, which needs no stream order.
+func (s *fastStream) take() (*fastJob, error, bool) {
 	job, ok := <-s.order
 	if !ok {
 		return nil, nil, false
@@ -226,13 +220,24 @@ func (s *fastStream) next() (*Batch, error, bool) {
 	if job.err != nil {
 		return nil, job.err, false
 	}
-	s.cur = job
-	b := &job.batch
-	s.last.add(b, &s.delta)
-	if job.derive && s.delta[colScheduled] {
+	s.last.add(&job.batch, &s.delta)
+	return job, nil, true
+}
+
+// finish derives service_ns of a batch whose scheduled_ns was stored as
+// deltas (take has summed them).
+func (s *fastStream) finish(job *fastJob) {
+	if b := &job.batch; job.derive && s.delta[colScheduled] {
 		deriveService(b.Service, b.Scheduled, b.Sent, b.Latency)
 	}
-	return b, nil, true
+}
+
+// release hands a job's buffers back for a later batch.
+func (s *fastStream) release(job *fastJob) {
+	select {
+	case s.free <- job:
+	default:
+	}
 }
 
 // close stops the goroutines and waits for them.
@@ -535,17 +540,31 @@ func growBytes(b []byte, n int) []byte {
 	return make([]byte, n, n+slack)
 }
 
-// nextFast is Next for the fast reader.
+// nextFast is Next for the fast reader: the batch before is recycled.
 func (r *Reader) nextFast() (*Batch, bool) {
-	b, err, ok := r.fast.next()
-	if ok && err == nil && b.Len == 0 && !r.skippedFirst && r.handed == 0 {
+	if c := r.fast.cur; c != nil {
+		r.fast.release(c)
+		r.fast.cur = nil
+	}
+	job, ok := r.takeFast()
+	if !ok {
+		return nil, false
+	}
+	r.fast.cur = job
+	r.fast.finish(job)
+	return &job.batch, true
+}
+
+// takeFast takes the next batch to hand out, held until released, and
+// notes how the stream ended when it has.
+func (r *Reader) takeFast() (*fastJob, bool) {
+	job, err, ok := r.fast.take()
+	if ok && err == nil && job.batch.Len == 0 && !r.skippedFirst && r.handed == 0 {
 		// The writer's first batch, which puts the schema out at once:
 		// checked like any other, handed out like none.
 		r.skippedFirst = true
-		b, err, ok = r.fast.next()
-	}
-	if ok && err == nil {
-		r.handed++
+		r.fast.release(job)
+		job, err, ok = r.fast.take()
 	}
 	switch {
 	case err != nil && errors.Is(err, ipcguard.ErrDamaged), err != nil && errors.Is(err, ErrChecksum):
@@ -557,8 +576,11 @@ func (r *Reader) nextFast() (*Batch, bool) {
 	case !ok:
 		return nil, false
 	}
-	if !b.Checked {
+	job.batch.Row = r.rows
+	r.handed++
+	r.rows += int64(job.batch.Len)
+	if !job.batch.Checked {
 		r.Unchecked++
 	}
-	return b, true
+	return job, true
 }

@@ -22,7 +22,10 @@ import (
 // next call to Reader.Next. Dictionary columns come as per-batch indices into
 // name slices, whatever index type the writer chose.
 type Batch struct {
-	Len       int
+	Len int
+	// Row is the number of rows the reader handed out before this batch:
+	// its first row's index in the file.
+	Row       int64
 	Slot      []uint64
 	Scheduled []int64
 	Sent      []int64
@@ -69,7 +72,8 @@ type Reader struct {
 	seq      uint64 // batches read through rd
 	// skippedFirst: the writer's empty first batch was passed over.
 	skippedFirst bool
-	handed       int // batches handed out by the fast reader
+	handed       int   // batches handed out by the fast reader
+	rows         int64 // rows handed out
 	close        func() error
 	// guard hands arrow-go the messages after the schema, checked; nil
 	// when the fast reader reads them.
@@ -265,12 +269,7 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 	if r.err != nil || r.Truncated != nil {
 		return nil, false
 	}
-	if !r.started {
-		r.started = true
-		if f := r.fastFrom; f != nil {
-			r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.delta, r.want, !r.only)
-		}
-	}
+	r.start()
 	if r.fast != nil {
 		return r.nextFast()
 	}
@@ -302,7 +301,21 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 		}
 		return nil, false
 	}
+	r.batch.Row = r.rows
+	r.rows += int64(r.batch.Len)
 	return &r.batch, true
+}
+
+// start starts the fast reader's goroutines at the first Next (or Each):
+// Only may still change what they decode until then.
+func (r *Reader) start() {
+	if r.started {
+		return
+	}
+	r.started = true
+	if f := r.fastFrom; f != nil {
+		r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.delta, r.want, !r.only)
+	}
 }
 
 // recoverBatch turns damage met inside arrow-go while reading a batch into

@@ -63,27 +63,34 @@ func writeRowsAs(t testing.TB, rows []Row, batch int, format checksumFormat) []b
 // readRows reads everything back into Rows, mapping names to the writer's indices.
 func readRows(t testing.TB, r *Reader) []Row {
 	t.Helper()
-	names := map[string]uint16{"home": 0, "create": 1, "s.login": 2}
 	var out []Row
 	for {
 		b, ok := r.Next()
 		if !ok {
 			break
 		}
-		for i := 0; i < b.Len; i++ {
-			kind, ok := ParseErrorKind(b.ErrorNames[b.Error[i]])
-			if !ok {
-				t.Fatalf("unknown error word %q", b.ErrorNames[b.Error[i]])
-			}
-			out = append(out, Row{
-				Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
-				Service: b.Service[i], BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i], Status: b.Status[i],
-				Endpoint: names[b.EndpointNames[b.Endpoint[i]]], Error: kind,
-			})
-		}
+		out = append(out, batchRows(t, b)...)
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// batchRows is a batch's rows, its names mapped to the writer's indices.
+func batchRows(t testing.TB, b *Batch) []Row {
+	names := map[string]uint16{"home": 0, "create": 1, "s.login": 2}
+	out := make([]Row, 0, b.Len)
+	for i := 0; i < b.Len; i++ {
+		kind, ok := ParseErrorKind(b.ErrorNames[b.Error[i]])
+		if !ok {
+			t.Errorf("unknown error word %q", b.ErrorNames[b.Error[i]])
+		}
+		out = append(out, Row{
+			Slot: b.Slot[i], Scheduled: b.Scheduled[i], Sent: b.Sent[i], Latency: b.Latency[i],
+			Service: b.Service[i], BytesOut: b.BytesOut[i], BytesIn: b.BytesIn[i], Status: b.Status[i],
+			Endpoint: names[b.EndpointNames[b.Endpoint[i]]], Error: kind,
+		})
 	}
 	return out
 }
