@@ -184,12 +184,16 @@ func dashboardDOM(t *testing.T, chromium, url string) (dom, stderr string) {
 		cmd := osexec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
 			"--virtual-time-budget=15000", "--dump-dom", url)
-		cmd.Stderr = &chromeErr
-		out, err := cmd.Output()
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &chromeErr
+		err := startWithDefaultSlice(cmd)
+		if err == nil {
+			err = cmd.Wait()
+		}
 		if err != nil {
 			t.Fatalf("chromium: %v\n%s", err, chromeErr.String())
 		}
-		if dom = string(out); !strings.Contains(dom, `class="neterror"`) {
+		if dom = out.String(); !strings.Contains(dom, `class="neterror"`) {
 			break
 		}
 	}

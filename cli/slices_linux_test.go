@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	osexec "os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -56,5 +57,32 @@ func TestEveryThreadGetsTheShortSlice(t *testing.T) {
 		if s != latencySlice {
 			t.Errorf("goroutine %d's thread has slice %d ns, want %d", i, s, latencySlice)
 		}
+	}
+}
+
+// A child started by startWithDefaultSlice has the kernel's default slice,
+// one started plainly has tressi's short one (which is why Chromium is
+// started so).
+func TestChildrenStartWithTheDefaultSlice(t *testing.T) {
+	shortenSlices()
+	if s := threadSlice(t, "/proc/thread-self/sched"); s != latencySlice {
+		t.Skipf("this kernel does not take a slice of one's own (se.slice %d)", s)
+	}
+	child := func(start func(*osexec.Cmd) error) int64 {
+		cmd := osexec.Command("sleep", "5")
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		return threadSlice(t, "/proc/"+strconv.Itoa(cmd.Process.Pid)+"/sched")
+	}
+	if s := child(startWithDefaultSlice); s == latencySlice || s <= 0 {
+		t.Errorf("started with the default slice, the child has %d ns", s)
+	}
+	runtime.LockOSThread() // so the plain start forks from a thread known to be short
+	defer runtime.UnlockOSThread()
+	shortenSlices()
+	if s := child((*osexec.Cmd).Start); s != latencySlice {
+		t.Errorf("started plainly, the child has %d ns, want tressi's %d", s, latencySlice)
 	}
 }

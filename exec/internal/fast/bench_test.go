@@ -53,6 +53,7 @@ func benchExecutor(b *testing.B, s *compile.Schedule) *run.Executor {
 		b.Fatal(err)
 	}
 	ex.Reqs = reqs
+	ex.Cookies = run.NewRunCookies(s) // as exec's setUp: each entry's cookie mode
 	w, err := results.NewWriter(io.Discard, results.Meta{}, names)
 	if err != nil {
 		b.Fatal(err)

@@ -13,12 +13,11 @@ import (
 // sessionRunner runs sessions one after another on one worker, keeping
 // what a session owns: its captured values and its own connections.
 type sessionRunner struct {
-	w        *worker
-	captured [][]byte // capture slot → value, reused across sessions
-	have     []bool   // capture slot → captured and not empty
-	conns    sessionConns
-	jar      cookiejar.Jar   // the session's cookies, emptied for the next
-	store    run.CookieStore // &jar, the run's shared jar, or nil: no cookies
+	w     *worker
+	cap   run.Captured // reused across sessions
+	conns sessionConns
+	jar   cookiejar.Jar   // the session's cookies, emptied for the next
+	store run.CookieStore // &jar, the run's shared jar, or nil: no cookies
 }
 
 func newSessionRunner(w *worker) *sessionRunner {
@@ -34,24 +33,24 @@ func newSessionRunner(w *worker) *sessionRunner {
 func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 	w, ex := r.w, r.w.Ex
 	sc := ex.Scen.ByEntry[entry]
-	r.reset(sc.Captures)
+	r.cap.Reset(sc.Captures)
 	r.jar.Reset()
 	r.store = r.cookieStore(entry)
-	w.vals.Slot, w.vals.Row, w.vals.Captured = k, ex.S.Row(entry, k), r.captured
+	w.vals.Slot, w.vals.Row, w.vals.Captured = k, ex.S.Row(entry, k), r.cap.Values
 	defer r.conns.end()
 	if ex.S.Model == compile.Open { // the closed model counts its users instead
 		w.Stats.Sessions.Add(1)
 		defer w.Stats.Sessions.Add(-1)
 	}
-	ready, first := due, true
+	ready, first, cut := due, true, false
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		for j := range st.Repeat {
-			if !first && !r.mayGo(k, sc, i, j, ready, deadline) {
+			if !first && !r.mayGo(k, sc, i, j, ready, deadline, &cut) {
 				return
 			}
 			first = false
-			if !r.ready(st) {
+			if !r.cap.HasAll(st.Needs) {
 				r.captureFailed(k, st, ready)
 				continue // nothing was sent, so there is nothing to think about
 			}
@@ -65,15 +64,13 @@ func (r *sessionRunner) run(k uint64, entry int, due, deadline int64) {
 // mayGo waits for step i's repeat j to be ready, at ready, and says
 // whether it goes: by the rule every session follows, checked when it
 // would go out, or at the session's deadline when that comes first. When
-// it does not, it records what is left of the session as not_sent.
-func (r *sessionRunner) mayGo(k uint64, sc *run.Scenario, i, j int, ready, deadline int64) bool {
+// it does not, it records what is left of the session as not_sent (cut:
+// the session's flag, run.Executor.CutSession).
+func (r *sessionRunner) mayGo(k uint64, sc *run.Program, i, j int, ready, deadline int64, cut *bool) bool {
 	w, ex := r.w, r.w.Ex
 	for {
 		now := ex.Clock.Now()
-		if cut, overrun := ex.Look().StopsSession(now, deadline); cut {
-			if overrun {
-				ex.Overrun.Cut.Add(1)
-			}
+		if ex.CutSession(ex.Look(), now, deadline, cut) {
 			w.NotSentFrom(k, sc, i, j, ready)
 			return false
 		}
@@ -84,47 +81,26 @@ func (r *sessionRunner) mayGo(k uint64, sc *run.Scenario, i, j int, ready, deadl
 	}
 }
 
-// reset readies the capture slots for a new session.
-func (r *sessionRunner) reset(n int) {
-	for len(r.captured) < n {
-		r.captured = append(r.captured, nil)
-		r.have = append(r.have, false)
-	}
-	for i := range r.have {
-		r.captured[i], r.have[i] = r.captured[i][:0], false
-	}
-}
-
-// ready reports whether every captured value the step's request uses is there.
-func (r *sessionRunner) ready(st *run.SessionStep) bool {
-	for _, i := range st.Needs {
-		if !r.have[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // captureFailed records a request that was not sent because a value it
 // uses was never captured.
-func (r *sessionRunner) captureFailed(k uint64, st *run.SessionStep, ready int64) {
+func (r *sessionRunner) captureFailed(k uint64, st *run.Step, ready int64) {
 	r.w.Unsent(k, st, ready, results.CaptureFailed)
 }
 
-// capture fills the step's capture slots from the response just received;
-// without a complete 2xx/3xx response every one of them is missing.
-func (r *sessionRunner) capture(st *run.SessionStep, err error) {
+// capture fills the step's capture slots from the response just received
+// (err nil: a complete one), by the one success rule (run.Succeeded).
+func (r *sessionRunner) capture(st *run.Step, err error) {
 	if len(st.Capture) > 0 {
-		status := r.w.resp.StatusCode()
-		st.FillCaptures(r.captured, r.have, &r.w.cap, status, err == nil)
-		st.CookieCapture(r.captured, r.have, r.store, &r.w.Ex.Cookies, r.w.lastTarget, r.w.cpath, err == nil && status >= 200 && status <= 399)
+		ok := run.Succeeded(st.Req, r.w.resp.StatusCode(), err == nil)
+		st.FillCaptures(&r.cap, &r.w.cap, ok)
+		st.CookieCapture(&r.cap, r.store, &r.w.Ex.Cookies, r.w.lastTarget, r.w.cpath, ok)
 	}
 }
 
 // exchange sends one request of a session, ready at ready, records its row
 // and returns when it completed: worker.exchange with the session's values,
 // its own connection when asked, and the response kept for captures.
-func (r *sessionRunner) exchange(k uint64, st *run.SessionStep, ownConn bool, ready int64) (int64, error) {
+func (r *sessionRunner) exchange(k uint64, st *run.Step, ownConn bool, ready int64) (int64, error) {
 	w, ex, pr := r.w, r.w.Ex, st.Req
 	req := w.request(pr)
 	w.captureKeep = 0

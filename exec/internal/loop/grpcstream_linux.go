@@ -41,7 +41,7 @@ type lcall struct {
 	// call's end (waitEnd, a finish step), from sched (when the step was
 	// ready) and sent, until deadline.
 	wait     uint8
-	st       *run.SessionStep
+	st       *run.Step
 	sched    int64
 	sent     int64
 	deadline int64
@@ -141,13 +141,12 @@ func (l *evloop) callMatch(id int32, p []byte, at int64) bool {
 	st := s.call.st
 	r := st.Call.DecodeReply(p, s.call.json)
 	s.call.json = r.JSON
-	if !st.Call.Matches(r, s.call.want, nil) {
+	if !st.MatchesReply(r, s.call.want, nil) {
 		return false
 	}
 	done := max(at, s.call.sent)
-	status := st.Call.Status(r)
-	ok := results.ExpectsStatus(st.Req.Spec.Expect, int(status))
-	st.Call.Captures(s.captured, s.have, r, ok)
+	status := st.ReplyStatus(r)
+	st.FillMessage(&s.cap, r.Raw, r.JSON, run.Succeeded(st.Req, int(status), true))
 	row := run.WSRow(s.k, st.Req.Endpoint, s.call.sched, s.call.sent, done, status, results.None, s.call.out, int64(len(p)+grpc.PrefixLen))
 	l.callKeep(st, row, p)
 	s.call.wait = waitNone
@@ -191,14 +190,14 @@ func (l *evloop) callUnanswered(id int32, done int64) {
 	st := s.call.st
 	s.call.wait = waitNone
 	l.callFailRow(s, st, s.call.sched, s.call.sent, done, s.call.out)
-	st.Call.Captures(s.captured, s.have, run.Reply{}, false)
+	st.FillMessage(&s.cap, nil, nil, false)
 	l.callStepDone(id, done, false)
 }
 
 // callFailRow records st's row for a call that cannot answer it: the
 // call's failure, or stream_ended with the call's code, or await_timeout
 // while it is still live.
-func (l *evloop) callFailRow(s *lsession, st *run.SessionStep, sched, sent, done, out int64) {
+func (l *evloop) callFailRow(s *lsession, st *run.Step, sched, sent, done, out int64) {
 	c := &s.call
 	switch {
 	case c.err != nil:
@@ -241,7 +240,7 @@ func (l *evloop) callStepDone(id int32, done int64, answered bool) {
 
 // callStep runs repeat s.rep of stream step st (not the open: its job is
 // dispatched as any request); false when the session now waits.
-func (l *evloop) callStep(id int32, st *run.SessionStep) bool {
+func (l *evloop) callStep(id int32, st *run.Step) bool {
 	s := &l.sessions[id]
 	c := &s.call
 	now := l.ex.Clock.Now()
@@ -299,15 +298,15 @@ func (l *evloop) callStep(id int32, st *run.SessionStep) bool {
 		l.muxLater(c.c)
 		c.sent, c.out = now, int64(len(c.msg))
 		c.counts.Sent.Add(1)
-		if st.Call.Await == nil {
+		if st.Await == nil {
 			l.callKeep(st, run.WSRow(s.k, st.Req.Endpoint, s.ready, now, now, 0, results.None, c.out, 0), nil)
 			l.callStepDone(id, now, true)
 			return false
 		}
 	}
-	c.want = st.Call.Want(c.want, l.callValues(s))
+	c.want = st.Want(c.want, l.callValues(s))
 	c.wait = waitReply
-	c.deadline = now + st.Call.Await.Timeout
+	c.deadline = now + st.Await.Timeout
 	if c.live {
 		l.armConn(c.c, c.deadline)
 	}
@@ -336,7 +335,7 @@ func (l *evloop) callStep(id int32, st *run.SessionStep) bool {
 // rendered from: its slot, data row and captures.
 func (l *evloop) callValues(s *lsession) *compile.Values {
 	v := &l.enc.vals
-	v.Slot, v.Row, v.Captured = s.k, l.ex.S.Row(int(s.entry), s.k), s.captured
+	v.Slot, v.Row, v.Captured = s.k, l.ex.S.Row(int(s.entry), s.k), s.cap.Values
 	return v
 }
 
@@ -394,7 +393,7 @@ func (l *evloop) callEnd(s *lsession) {
 
 // callKeep records a stream step's row; reply (nil: none) is what
 // answered it, for its sample.
-func (l *evloop) callKeep(st *run.SessionStep, row results.Row, reply []byte) {
+func (l *evloop) callKeep(st *run.Step, row results.Row, reply []byte) {
 	if row.Sent >= 0 {
 		l.sink.Stats.Sent.Add(1)
 	}
@@ -409,7 +408,7 @@ func (l *evloop) callKeep(st *run.SessionStep, row results.Row, reply []byte) {
 }
 
 // callKeepErr records a row Outcome built (it counted it already).
-func (l *evloop) callKeepErr(st *run.SessionStep, row results.Row, err error) {
+func (l *evloop) callKeepErr(st *run.Step, row results.Row, err error) {
 	if l.sink.WantSample(&row) {
 		l.sink.PutSampleErr(&row, st.Req, nil, nil, 0, err)
 	}

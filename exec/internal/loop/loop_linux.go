@@ -186,7 +186,7 @@ type ljob struct {
 	// st is the session step it sends, nil outside a session; then sess
 	// is the session's id, and own says it rides the session's own
 	// connection (connection = "session").
-	st   *run.SessionStep
+	st   *run.Step
 	sess int32
 	own  bool
 	// ws: st is a WebSocket session's HTTP step (before its connect), and

@@ -92,9 +92,9 @@ func (l *evloop) render(dst []byte, j *ljob) []byte {
 	l.enc.vals.Captured = nil
 	switch {
 	case j.ws:
-		l.enc.vals.Captured = l.ws.sess[j.sess].captured
+		l.enc.vals.Captured = l.ws.sess[j.sess].cap.Values
 	case j.st != nil:
-		l.enc.vals.Captured = l.sessions[j.sess].captured
+		l.enc.vals.Captured = l.sessions[j.sess].cap.Values
 	}
 	return l.enc.render(dst, j.pr)
 }

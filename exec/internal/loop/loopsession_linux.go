@@ -16,15 +16,15 @@ type lsession struct {
 	k        uint64
 	entry    int32
 	user     int32 // the closed-model user running it; -1 in the open model
-	sc       *run.Scenario
+	sc       *run.Program
 	step     int   // the step of the next request
 	rep      int   // its repeat
 	ready    int64 // when the next request is ready: the last one's end plus think
 	deadline int64 // no request starts after it
 	started  bool  // a request went out, or was recorded as capture_failed
 	answered bool  // the last request got a response
-	captured [][]byte
-	have     []bool
+	cut      bool  // the run's stop cut it: its rest was recorded as not sent
+	cap      run.Captured
 	conns    []*lconn         // by target: the session's own connections
 	jar      cookiejar.Jar    // its cookies (cookies_linux.go), emptied for the next session
 	digest   *digest.Answerer // its digest_auth answers, once challenged (digest_linux.go)
@@ -38,14 +38,8 @@ func (l *evloop) startSession(k uint64, entry int, user int32, ready, deadline i
 	s := &l.sessions[id]
 	sc := l.ex.Scen.ByEntry[entry]
 	s.k, s.entry, s.user, s.sc = k, int32(entry), user, sc
-	s.step, s.rep, s.ready, s.deadline, s.started, s.answered = 0, 0, ready, deadline, false, false
-	for len(s.captured) < sc.Captures {
-		s.captured = append(s.captured, nil)
-		s.have = append(s.have, false)
-	}
-	for i := range s.have {
-		s.captured[i], s.have[i] = s.captured[i][:0], false
-	}
+	s.step, s.rep, s.ready, s.deadline, s.started, s.answered, s.cut = 0, 0, ready, deadline, false, false, false
+	s.cap.Reset(sc.Captures)
 	if s.conns == nil {
 		s.conns = make([]*lconn, len(l.targets))
 	}
@@ -82,10 +76,7 @@ func (l *evloop) sessionNext(id int32) {
 			continue
 		}
 		if s.started {
-			if cut, overrun := l.ex.Look().StopsSession(l.now, s.deadline); cut {
-				if overrun {
-					l.ex.Overrun.Cut.Add(1) // see schedule_end.go
-				}
+			if l.ex.CutSession(l.ex.Look(), l.now, s.deadline, &s.cut) {
 				l.sink.NotSentFrom(s.k, sc, s.step, s.rep, s.ready)
 				break
 			}
@@ -95,7 +86,7 @@ func (l *evloop) sessionNext(id int32) {
 			}
 		}
 		s.started = true
-		if !s.hasCaptures(st) {
+		if !s.cap.HasAll(st.Needs) {
 			l.sink.Unsent(s.k, st, s.ready, results.CaptureFailed)
 			s.rep++
 			continue // nothing was sent, so there is nothing to think about
@@ -112,25 +103,15 @@ func (l *evloop) sessionNext(id int32) {
 	l.endSession(id)
 }
 
-// hasCaptures reports whether every captured value st's request uses is
-// there.
-func (s *lsession) hasCaptures(st *run.SessionStep) bool {
-	for _, i := range st.Needs {
-		if !s.have[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// sessionCapture fills the session's capture slots from the response to
-// j (nil without one): without a complete 2xx/3xx response every one of
-// them is missing. It runs before the connection takes another job.
+// sessionCapture fills the session's capture slots from resp, the
+// response to j, by the one success rule (run.Succeeded). It runs before
+// the connection takes another job.
 func (l *evloop) sessionCapture(j *ljob, resp *lresponse) {
 	if st := j.st; len(st.Capture) > 0 {
 		s := &l.sessions[j.sess]
-		st.FillCaptures(s.captured, s.have, &resp.RawResponse, resp.status, true)
-		st.CookieCapture(s.captured, s.have, l.cookieStore(j), &l.ex.Cookies, j.target(), resp.reqPath, resp.status >= 200 && resp.status <= 399)
+		ok := run.Succeeded(st.Req, resp.status, true)
+		st.FillCaptures(&s.cap, &resp.RawResponse, ok)
+		st.CookieCapture(&s.cap, l.cookieStore(j), &l.ex.Cookies, j.target(), resp.reqPath, ok)
 	}
 }
 
@@ -144,6 +125,9 @@ func (l *evloop) sessionDone(j *ljob, done int64, answered bool) {
 	s.rep++
 	s.ready = done + st.Think
 	s.answered = answered
+	if !answered {
+		st.FillCaptures(&s.cap, nil, false) // no response: its captures are missing
+	}
 	// In the open model (sessions without a user) the next step waits for
 	// the next burst; see runOpen.
 	if !answered || st.Think > 0 || s.user < 0 {

@@ -18,7 +18,7 @@ import (
 // wsQueued is a session waiting for a connection.
 type wsQueued struct {
 	k    uint64
-	prog *run.WSProgram
+	prog *run.Program
 	due  int64
 	user int32 // closed model: the user running it; -1 otherwise
 }
@@ -32,7 +32,7 @@ func (l *wsLoop) expiry(q *wsQueued) int64 { return min(q.deadline(), l.userDead
 
 // admit starts slot k's session now, or queues it behind the sessions that
 // wait for a connection to its target.
-func (l *wsLoop) admit(k uint64, p *run.WSProgram, due int64, user int32) {
+func (l *wsLoop) admit(k uint64, p *run.Program, due int64, user int32) {
 	t := l.targets[p.Target]
 	if t.wsLive < t.maxConns && t.wsQueue.Len() == 0 {
 		l.startSession(k, p, due, user)
@@ -127,15 +127,7 @@ func (l *wsLoop) queueTimeout(q wsQueued) {
 // rule every session follows (run.Halt.StopsSession). A session cut by the
 // schedule's end counts in the outcome's overrun, once.
 func (l *wsLoop) stopSending(s *wsSession) bool {
-	cut, overrun := l.halt.StopsSession(l.now, s.deadline)
-	if !cut {
-		return false
-	}
-	if overrun && !s.cut {
-		l.ex.Overrun.Cut.Add(1)
-	}
-	s.cut = true
-	return true
+	return l.ex.CutSession(l.halt, l.now, s.deadline, &s.cut)
 }
 
 // cutAll wakes, once, every session that waits on a pause (think, hold)

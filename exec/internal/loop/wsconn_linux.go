@@ -20,17 +20,11 @@ import (
 // writing frames, and the rows they answer.
 
 // startSession dials slot k's session.
-func (l *wsLoop) startSession(k uint64, p *run.WSProgram, due int64, user int32) {
+func (l *wsLoop) startSession(k uint64, p *run.Program, due int64, user int32) {
 	s := l.newSession()
 	s.k, s.prog, s.t, s.start = k, p, l.targets[p.Target], due
 	s.user, s.deadline = user, l.userDeadline(user)
-	for len(s.captured) < p.Captures {
-		s.captured = append(s.captured, nil)
-		s.have = append(s.have, false)
-	}
-	for i := range s.have {
-		s.captured[i], s.have[i] = s.captured[i][:0], false
-	}
+	s.cap.Reset(p.Captures)
 	s.connSched, s.ready = due, due
 	s.connOut, s.lost = 0, nil
 	l.stats.sessionsStarted++
@@ -95,8 +89,8 @@ func (l *wsLoop) newSession() *wsSession {
 	if n := len(l.free); n > 0 {
 		s = l.sess[l.free[n-1]]
 		l.free = l.free[:n-1]
-		id, r, captured, have, awaits := s.id, s.r, s.captured, s.have, s.awaits
-		*s = wsSession{id: id, r: r, captured: captured, have: have, awaits: awaits[:0]}
+		id, r, captured, awaits := s.id, s.r, s.cap, s.awaits
+		*s = wsSession{id: id, r: r, cap: captured, awaits: awaits[:0]}
 		s.r.Reset()
 		s.r.Release()
 	} else {
@@ -129,7 +123,7 @@ var _ [0]struct{} = [unsafe.Sizeof(wsSession{}) % 64]struct{}{}
 // line each. One word per line of the per-frame fields, for a session
 // that starts on a line (see sessionBlock).
 func (s *wsSession) touch() uintptr {
-	return uintptr(s.state) + uintptr(s.j) + uintptr(s.lastAnswer) + uintptr(len(s.captured)) +
+	return uintptr(s.state) + uintptr(s.j) + uintptr(s.lastAnswer) + uintptr(len(s.cap.Values)) +
 		uintptr(s.awaitBuf[0].deadline) + uintptr(s.awaitBuf[0].each) + s.r.Touch()
 }
 
@@ -237,7 +231,7 @@ func (s *wsSession) upgradeEnd() int64 { return s.connSched + int64(s.prog.Conne
 // values are what a send's holes are filled from.
 func (l *wsLoop) values(s *wsSession, mark []byte, each int) *compile.Values {
 	v := &l.vals
-	v.Slot, v.Row, v.Captured, v.Mark = s.k, l.ex.S.Row(s.prog.Entry, s.k), s.captured, mark
+	v.Slot, v.Row, v.Captured, v.Mark = s.k, l.ex.S.Row(s.prog.Entry, s.k), s.cap.Values, mark
 	v.Each, v.EachIndex = nil, 0
 	if each >= 0 && each < len(s.items) {
 		v.Each, v.EachIndex = s.items[each], each
@@ -424,7 +418,7 @@ func (l *wsLoop) received(s *wsSession, b []byte) bool {
 }
 
 // connected records the connect row and starts the program.
-func (l *wsLoop) connected(s *wsSession, st *run.WSStep, in int64) {
+func (l *wsLoop) connected(s *wsSession, st *run.Step, in int64) {
 	s.state = wsOpen
 	l.stats.connected++
 	l.ex.Protos[s.prog.Target].Websocket.Add(1)
@@ -439,7 +433,7 @@ func (l *wsLoop) connected(s *wsSession, st *run.WSStep, in int64) {
 	l.step(s)
 }
 
-func (l *wsLoop) keep(s *wsSession, row results.Row, st *run.WSStep) {
+func (l *wsLoop) keep(s *wsSession, row results.Row, st *run.Step) {
 	l.keepFrame(s, row, st, nil)
 }
 
@@ -447,7 +441,7 @@ func (l *wsLoop) keep(s *wsSession, row results.Row, st *run.WSStep) {
 // The first row of each (step, status, error) is sampled with that frame,
 // so a report shows what the server said when it refused (Tinode's ctrl
 // text: "permission denied", "must attach first").
-func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *run.WSStep, frame []byte) {
+func (l *wsLoop) keepFrame(s *wsSession, row results.Row, st *run.Step, frame []byte) {
 	if row.Sent >= 0 { // the live line's "sent", as the HTTP rows count it
 		l.sink.Stats.Sent.Add(1)
 	}

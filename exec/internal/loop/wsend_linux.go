@@ -101,7 +101,7 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind, why error) {
 
 // connectFailed records the connect row and every other row of a session
 // whose connection never opened.
-func (l *wsLoop) connectFailed(s *wsSession, st *run.WSStep, kind results.ErrorKind) {
+func (l *wsLoop) connectFailed(s *wsSession, st *run.Step, kind results.ErrorKind) {
 	if l.ex.Aborted.Load() {
 		kind = results.Interrupted
 	}
@@ -160,7 +160,7 @@ func (l *wsLoop) restRows(s *wsSession, kind results.ErrorKind) {
 }
 
 // rowsOf records times × the rows of steps.
-func (l *wsLoop) rowsOf(s *wsSession, steps []run.WSStep, times int64, kind results.ErrorKind, sched int64) {
+func (l *wsLoop) rowsOf(s *wsSession, steps []run.Step, times int64, kind results.ErrorKind, sched int64) {
 	for range times {
 		for i := range steps {
 			st := &steps[i]

@@ -23,7 +23,7 @@ type wsLoop struct {
 	sink  *run.RowSink // the host's
 	vals  compile.Values
 	stats *wsStats
-	progs []*run.WSProgram
+	progs []*run.Program
 	p     *sys.Poller // the host's; sessions' ids carry wsBit there
 	now   int64
 
@@ -95,7 +95,7 @@ type wsSession struct {
 	id          int32
 	fd          int
 	k           uint64
-	prog        *run.WSProgram
+	prog        *run.Program
 	tr          run.Transport // wss://: TLS between the socket and the frames; nil for ws://
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
@@ -107,9 +107,9 @@ type wsSession struct {
 	deadline         int64 // it sends nothing after it (its user's stop plus the grace)
 	lastAnswer       int64 // when the last await was settled
 	frames           uint32
-	awaits           []wsPending // outstanding, in the order they were sent; on awaitBuf while one is
-	out              []byte      // bytes the socket did not take yet
-	captured         [][]byte    // what its steps captured, by capture index (every send's values)
+	awaits           []wsPending  // outstanding, in the order they were sent; on awaitBuf while one is
+	out              []byte       // bytes the socket did not take yet
+	cap              run.Captured // what its steps captured (every send's values)
 	awaitBuf         [1]wsPending
 	r                ws.Reader
 
@@ -120,7 +120,6 @@ type wsSession struct {
 	head    []byte // the upgrade response while it arrives
 	start   int64
 	items   [][]byte
-	have    []bool
 	// dialAt is when the dial began; connect how long it took to open the
 	// connection (TCP, and TLS for wss://): the connect row's connect_ns.
 	dialAt, connect int64
@@ -139,7 +138,7 @@ type wsSession struct {
 
 // wsPending is an outstanding await (or the close handshake).
 type wsPending struct {
-	st       *run.WSStep
+	st       *run.Step
 	sched    int64
 	sent     int64
 	deadline int64
@@ -152,7 +151,7 @@ type wsPending struct {
 
 // newWSLoop is loop i's WebSocket part, in host: the host's targets (their
 // dial paths and connection caps), poller, receive stamps and sink.
-func newWSLoop(ex *run.Executor, host *evloop, progs []*run.WSProgram, i int) *wsLoop {
+func newWSLoop(ex *run.Executor, host *evloop, progs []*run.Program, i int) *wsLoop {
 	marks := false
 	for _, p := range progs {
 		if p != nil && marked(p) {
@@ -167,9 +166,9 @@ func newWSLoop(ex *run.Executor, host *evloop, progs []*run.WSProgram, i int) *w
 	return l
 }
 
-func marked(p *run.WSProgram) bool {
-	var walk func([]run.WSStep) bool
-	walk = func(steps []run.WSStep) bool {
+func marked(p *run.Program) bool {
+	var walk func([]run.Step) bool
+	walk = func(steps []run.Step) bool {
 		for i := range steps {
 			if w := steps[i].Spec.WebSocket; w != nil && w.Marked || walk(steps[i].Each) {
 				return true

@@ -10,15 +10,15 @@ import (
 // each request a job of the loop's own (ljob.ws), on the loop's pooled
 // connections to its step's target like any HTTP scenario's: the same
 // dispatch, queue, timeouts, retries, rows, samples and capture rule
-// (sessionStep.fillCaptures). Each request is one row: latency from when
-// the step became ready (the previous response plus think), its captures
-// taken from a 2xx/3xx response, and a request missing a captured value is
+// (run.Succeeded, Step.FillCaptures). Each request is one row:
+// latency from when the step became ready (the previous response plus
+// think), its captures taken from a response its step expects, and a request missing a captured value is
 // capture_failed. After the last, the session dials its WebSocket
 // connection. A connect whose headers or path need a value no step
 // captured is capture_failed too, and the session's other rows ws_closed.
 
 // httpStep is the HTTP step the session's cursor is on.
-func (s *wsSession) httpStep() *run.WSStep { return &s.prog.Steps[s.i] }
+func (s *wsSession) httpStep() *run.Step { return &s.prog.Steps[s.i] }
 
 // httpNext runs the session's HTTP steps from its cursor: the next request
 // once its step is ready, capture_failed rows for requests missing a
@@ -40,13 +40,13 @@ func (l *wsLoop) httpNext(s *wsSession) {
 			l.setTimer(s, s.ready)
 			return
 		}
-		if !s.hasAll(st.Needs) {
+		if !s.cap.HasAll(st.Needs) {
 			l.keep(s, run.WSRow(s.k, st.Ep, s.ready, -1, -1, 0, results.CaptureFailed, 0, 0), st)
 			s.j++
 			continue
 		}
 		s.state, s.dispatching = wsHTTPBusy, true
-		l.host.dispatch(ljob{k: s.k, entry: int32(s.prog.Entry), user: -1, st: st.Http, sess: s.id, ws: true,
+		l.host.dispatch(ljob{k: s.k, entry: int32(s.prog.Entry), user: -1, st: st, sess: s.id, ws: true,
 			pr: st.Req, sched: s.ready, ready: l.now})
 		s.dispatching = false
 		if s.state == wsHTTPBusy {
@@ -65,31 +65,21 @@ func (l *wsLoop) httpNext(s *wsSession) {
 	}
 	s.state, s.wakeAt = wsDialing, -1
 	s.connSched = s.ready
-	if st := s.prog.ConnectStep(); !s.hasAll(st.Needs) {
+	if st := s.prog.ConnectStep(); !s.cap.HasAll(st.Needs) {
 		l.connectFailed(s, st, results.CaptureFailed)
 		return
 	}
 	l.dialWS(s)
 }
 
-// hasAll reports whether every capture slot in needs holds a value.
-func (s *wsSession) hasAll(needs []int) bool {
-	for _, n := range needs {
-		if n >= len(s.have) || !s.have[n] {
-			return false
-		}
-	}
-	return true
-}
-
 // httpAnswered takes the captures of the session's HTTP step from resp,
-// the response to its job j, before the connection carries another.
+// the response to its job j, by the one success rule (run.Succeeded),
+// before the connection carries another.
 func (l *wsLoop) httpAnswered(j *ljob, resp *lresponse) {
 	s := l.sess[j.sess]
-	if len(j.st.Capture) > 0 {
-		j.st.FillCaptures(s.captured, s.have, &resp.RawResponse, resp.status, true)
-	}
-	if !results.ExpectsStatus(j.pr.Spec.Expect, resp.status) {
+	ok := run.Succeeded(j.st.Req, resp.status, true)
+	j.st.FillCaptures(&s.cap, &resp.RawResponse, ok)
+	if !ok {
 		s.failed = true
 	}
 }
@@ -101,9 +91,7 @@ func (l *wsLoop) httpJobDone(j *ljob, done int64, answered bool) {
 	s := l.sess[j.sess]
 	if !answered {
 		s.failed = true
-		for i := range j.st.Capture {
-			s.have[j.st.Capture[i].Index] = false
-		}
+		j.st.FillCaptures(&s.cap, nil, false)
 	}
 	s.j++
 	s.ready = done + j.st.Think

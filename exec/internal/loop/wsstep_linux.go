@@ -34,15 +34,8 @@ func (l *wsLoop) message(s *wsSession, p []byte) {
 		done := max(l.rx, a.sent)
 		row := run.WSRow(s.k, a.st.Ep, a.sched, a.sent, done, status, results.None, a.out, int64(len(p)))
 		l.keepFrame(s, row, a.st, p)
-		ok := results.ExpectsStatus(a.st.Req.Spec.Expect, int(status))
-		for c := range a.st.Capture {
-			cp := &a.st.Capture[c]
-			if !ok {
-				s.have[cp.Index] = false
-				continue
-			}
-			s.captured[cp.Index], s.have[cp.Index] = cp.Extract(s.captured[cp.Index][:0], p)
-		}
+		ok := run.Succeeded(a.st.Req, int(status), true)
+		a.st.FillMessage(&s.cap, p, p, ok)
 		if !ok && a.st.Exit {
 			l.exitSession(s, i)
 			return
@@ -87,7 +80,7 @@ func (l *wsLoop) answered(s *wsSession, i int, done int64) {
 }
 
 // current is the step the cursor is on (nil at the end).
-func (l *wsLoop) current(s *wsSession) *run.WSStep {
+func (l *wsLoop) current(s *wsSession) *run.Step {
 	if s.i >= len(s.prog.Steps) {
 		return nil
 	}
@@ -142,13 +135,13 @@ func (l *wsLoop) step(s *wsSession) {
 }
 
 // forEach moves through a for_each's iterations.
-func (l *wsLoop) forEach(s *wsSession, top *run.WSStep) {
+func (l *wsLoop) forEach(s *wsSession, top *run.Step) {
 	w := top.Spec.WebSocket
 	if s.fe < 0 {
 		s.fe, s.fi, s.fj = 0, 0, 0
 		s.items = s.items[:0]
-		if w.Items >= 0 && w.Items < len(s.have) && s.have[w.Items] {
-			items, _ := session.JSONArrayTexts(s.captured[w.Items], w.Max)
+		if w.Items >= 0 && w.Items < len(s.cap.Have) && s.cap.Have[w.Items] {
+			items, _ := session.JSONArrayTexts(s.cap.Values[w.Items], w.Max)
 			s.items = items
 		} else {
 			// No array to go through: every scheduled row says why.
@@ -177,7 +170,7 @@ func (l *wsLoop) forEach(s *wsSession, top *run.WSStep) {
 }
 
 // run1 runs repeat *j of st (inside for_each iteration each, or -1).
-func (l *wsLoop) run1(s *wsSession, st *run.WSStep, j *int, each int) {
+func (l *wsLoop) run1(s *wsSession, st *run.Step, j *int, each int) {
 	switch st.Kind {
 	case plan.StepThink:
 		*j = st.Repeat
@@ -205,13 +198,11 @@ func (l *wsLoop) run1(s *wsSession, st *run.WSStep, j *int, each int) {
 }
 
 // send sends one frame of st and registers its await.
-func (l *wsLoop) send(s *wsSession, st *run.WSStep, j, each int) {
+func (l *wsLoop) send(s *wsSession, st *run.Step, j, each int) {
 	pause := int64(l.ex.S.Pause(st.Spec, st.Id, s.k, j))
-	for _, n := range st.Needs {
-		if n >= len(s.have) || !s.have[n] {
-			l.keep(s, run.WSRow(s.k, st.Ep, s.ready, -1, -1, 0, results.CaptureFailed, 0, 0), st)
-			return
-		}
+	if !s.cap.HasAll(st.Needs) {
+		l.keep(s, run.WSRow(s.k, st.Ep, s.ready, -1, -1, 0, results.CaptureFailed, 0, 0), st)
+		return
 	}
 	l.now = l.ex.Clock.Now()
 	var mark []byte
@@ -252,15 +243,9 @@ func (l *wsLoop) send(s *wsSession, st *run.WSStep, j, each int) {
 	p := wsPending{st: st, sched: s.ready, sent: l.now, deadline: l.now + st.Await.Timeout, out: int64(len(frame)),
 		pause: pause, block: w.Wait, each: each}
 	if n := len(s.awaits); n < cap(s.awaits) {
-		p.want = s.awaits[:n+1][n].want[:0]
+		p.want = s.awaits[:n+1][n].want // the buffers of an answered await, for its values
 	}
-	for i := range st.Await.Json {
-		var buf []byte
-		if i < len(p.want[:cap(p.want)]) {
-			buf = p.want[:cap(p.want)][i][:0]
-		}
-		p.want = append(p.want, st.Await.Json[i].Value.Append(buf, vals))
-	}
+	p.want = st.Want(p.want, vals)
 	s.awaits = append(s.awaits, p)
 	if w.Wait {
 		s.blocked = true

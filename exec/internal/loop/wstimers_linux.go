@@ -97,9 +97,7 @@ func (l *wsLoop) timeout(s *wsSession) {
 			continue
 		}
 		l.keep(s, run.WSRow(s.k, a.st.Ep, a.sched, a.sent, -1, 0, results.AwaitTimeout, a.out, 0), a.st)
-		for c := range a.st.Capture {
-			s.have[a.st.Capture[c].Index] = false
-		}
+		a.st.FillMessage(&s.cap, nil, nil, false)
 		if a.st.Exit {
 			l.exitSession(s, i)
 			return

@@ -58,25 +58,25 @@ func NewRunCookies(s *compile.Schedule) RunCookies {
 func CookieNow() int64 { return time.Now().Unix() }
 
 // CookieCapture fills the step's cookie() captures from store after its
-// response to target at path (ok false: without a complete 2xx/3xx
-// response they are missing, as every capture is).
-func (ss *SessionStep) CookieCapture(captured [][]byte, have []bool, store CookieStore, rc *RunCookies, target int, path []byte, ok bool) {
+// response to target at path (ok false, Succeeded's verdict: they are
+// missing, as every capture is).
+func (ss *Step) CookieCapture(c *Captured, store CookieStore, rc *RunCookies, target int, path []byte, ok bool) {
 	if !ss.ReadsCookies {
 		return
 	}
 	now := CookieNow()
 	for i := range ss.Capture {
-		c := &ss.Capture[i]
-		name, isCookie := c.Cookie()
+		cp := &ss.Capture[i]
+		name, isCookie := cp.Cookie()
 		if !isCookie {
 			continue
 		}
-		have[c.Index] = false
+		c.Have[cp.Index] = false
 		if !ok || store == nil {
 			continue
 		}
 		if v, found := store.Get(name, rc.Hosts[target], string(path), rc.Secure[target], now); found && v != "" {
-			captured[c.Index], have[c.Index] = append(captured[c.Index][:0], v...), true
+			c.Values[cp.Index], c.Have[cp.Index] = append(c.Values[cp.Index][:0], v...), true
 		}
 	}
 }

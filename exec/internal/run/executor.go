@@ -32,7 +32,7 @@ type Executor struct {
 	Cookies RunCookies
 	// WSProgs are the WebSocket scenarios' programs, by entry (nil for
 	// the others); nil without WebSocket scenarios.
-	WSProgs []*WSProgram
+	WSProgs []*Program
 	// ConnWaits counts the requests that waited for a connection, every
 	// one of their target's connections being busy: their send lag is the
 	// plan's connections, not the generator falling behind.

@@ -17,13 +17,11 @@ import (
 	"github.com/tressi/tressi/plan"
 )
 
-// CallStep is a session step on a gRPC streaming call made ready to run:
-// how its reply is recognised and what it captures. The open step has
-// one too, saying what kind of stream it opens.
+// CallStep is what a session step on a gRPC streaming call has beyond a
+// Step's own fields (its await and captures are the Step's, as a
+// WebSocket step's): how its reply decodes, what kind of stream it is.
+// The open step has one too, saying what kind of stream it opens.
 type CallStep struct {
-	// Await recognises the reply (nil: a send is done once written).
-	Await   *wsAwait
-	Capture []wsCapture
 	// Reply is the method's output type: a reply is decoded to protojson
 	// when the await's json paths or a json capture read it.
 	Reply      protoreflect.MessageDescriptor
@@ -61,9 +59,11 @@ func (ex *Executor) StreamFigures() map[string]record.StreamFigures {
 	return out
 }
 
-// newCallStep compiles st's stream part; schemas caches each target's
-// schema, read from the .tplan's embedded descriptors once per run.
-func newCallStep(ex *Executor, st *compile.Step, ss *SessionStep, schemas map[int]*schema.Schema, open **StreamCounts) (*CallStep, error) {
+// newCallStep compiles sp's stream part, and ss's await and captures;
+// schemas caches each target's schema, read from the .tplan's embedded
+// descriptors once per run.
+func newCallStep(ex *Executor, sp *compile.Step, ss *Step, schemas map[int]*schema.Schema, open **StreamCounts) (*CallStep, error) {
+	st := sp
 	if st.Kind == plan.StepCallOpen {
 		*open = &StreamCounts{}
 		if ex.Streams == nil {
@@ -100,22 +100,13 @@ func newCallStep(ex *Executor, st *compile.Step, ss *SessionStep, schemas map[in
 			cs.Deadline, _ = grpc.ParseTimeout(string(h.Value.Segments[0]))
 		}
 	}
-	if w := st.WebSocket; w != nil && w.Await != nil {
-		cs.Await, ss.Needs, err = newWSAwait(st.Name, w.Await, ss.Req, ss.Needs)
-		if err != nil {
-			return nil, err
-		}
-		cs.decodeJSON = len(cs.Await.Json) > 0 || cs.Await.status != nil
+	if err := ss.messageParts(sp); err != nil {
+		return nil, err
 	}
-	for _, c := range st.Captures {
-		wc, err := newWSCapture(c)
-		if err != nil {
-			return nil, fmt.Errorf("step %q: %w", st.Name, err)
-		}
-		cs.Capture = append(cs.Capture, wc)
-		cs.decodeJSON = cs.decodeJSON || wc.re == nil
+	cs.decodeJSON = ss.Await != nil && (len(ss.Await.Json) > 0 || ss.Await.status != nil)
+	for i := range ss.Message {
+		cs.decodeJSON = cs.decodeJSON || ss.Message[i].re == nil
 	}
-	ss.Capture = nil // a reply's captures are cs's, not the HTTP response's
 	return cs, nil
 }
 
@@ -149,11 +140,11 @@ func (c *CallStep) DecodeReply(m, buf []byte) Reply {
 
 var replyJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
-// Matches reports whether r answers the step's await, want holding the
-// session's rendered values: json paths on the protojson, regex on the
-// raw bytes.
-func (c *CallStep) Matches(r Reply, want [][]byte, scratch []byte) bool {
-	a := c.Await
+// MatchesReply reports whether r, a stream's reply, answers the step's
+// await, want holding the session's rendered values: json paths on the
+// protojson, regex on the raw bytes.
+func (st *Step) MatchesReply(r Reply, want [][]byte, scratch []byte) bool {
+	a := st.Await
 	if len(a.Json) > 0 {
 		bare := *a
 		bare.re = nil
@@ -164,44 +155,13 @@ func (c *CallStep) Matches(r Reply, want [][]byte, scratch []byte) bool {
 	return a.re == nil || a.re.Match(r.Raw)
 }
 
-// Status is the row's status of a matched reply: the number at the
+// ReplyStatus is the row's status of a matched reply: the number at the
 // await's status path, or 0 (OK).
-func (c *CallStep) Status(r Reply) uint16 {
-	if c.Await == nil || c.Await.status == nil {
+func (st *Step) ReplyStatus(r Reply) uint16 {
+	if st.Await == nil || st.Await.status == nil {
 		return 0
 	}
-	return c.Await.StatusOf(r.JSON)
-}
-
-// Want appends the await's json values rendered with v to dst (reused).
-func (c *CallStep) Want(dst [][]byte, v *compile.Values) [][]byte {
-	n := 0
-	for i := range c.Await.Json {
-		var buf []byte
-		if n < cap(dst) {
-			buf = dst[:n+1][n][:0]
-		}
-		dst = append(dst[:n], c.Await.Json[i].Value.Append(buf, v))
-		n++
-	}
-	return dst[:n]
-}
-
-// Captures fills the step's capture slots from r; ok false (the reply's
-// status outside expect) leaves each of them missing.
-func (c *CallStep) Captures(captured [][]byte, have []bool, r Reply, ok bool) {
-	for i := range c.Capture {
-		cp := &c.Capture[i]
-		if !ok {
-			have[cp.Index] = false
-			continue
-		}
-		src := r.JSON
-		if cp.re != nil {
-			src = r.Raw
-		}
-		captured[cp.Index], have[cp.Index] = cp.Extract(captured[cp.Index][:0], src)
-	}
+	return st.Await.StatusOf(r.JSON)
 }
 
 // AppendCallMessage appends the length-prefixed message a stream's send

@@ -36,19 +36,20 @@ func FuzzCallReply(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	cs := &CallStep{Await: a, Capture: []wsCapture{capJSON, capRe}, Reply: md.Output(), decodeJSON: true}
-	want := cs.Want(nil, &compile.Values{})
+	st := &Step{Await: a, Message: []wsCapture{capJSON, capRe}, Call: &CallStep{Reply: md.Output(), decodeJSON: true}}
+	want := st.Want(nil, &compile.Values{})
 	hi := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "hi")
 	f.Add(hi)
 	f.Add(append(append([]byte(nil), hi...), 0x18, 0x07, 0x20, 0x02)) // seq 7, received 2
 	f.Add([]byte{0x0a, 0xff})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, p []byte) {
-		r := cs.DecodeReply(p, nil)
-		matched := cs.Matches(r, want, nil)
-		cs.Status(r)
-		captured, have := make([][]byte, 2), make([]bool, 2)
-		cs.Captures(captured, have, r, true)
+		r := st.Call.DecodeReply(p, nil)
+		matched := st.MatchesReply(r, want, nil)
+		st.ReplyStatus(r)
+		var c Captured
+		c.Reset(2)
+		st.FillMessage(&c, r.Raw, r.JSON, true)
 		if bytes.Equal(p, hi) && !matched {
 			t.Fatalf("a reply of text \"hi\" did not match: json %s", r.JSON)
 		}

@@ -28,3 +28,19 @@ func (h Halt) StopsSession(now, deadline int64) (cut, overrun bool) {
 	}
 	return now >= deadline, false
 }
+
+// CutSession applies StopsSession to a session's next step, as of h, and
+// counts a cut by the schedule's end in Overrun.Cut once per session: cut
+// is the session's own flag, set once it was cut. true: the step is not
+// sent, and the caller records it and the rest as not_sent.
+func (ex *Executor) CutSession(h Halt, now, deadline int64, cut *bool) bool {
+	stops, overrun := h.StopsSession(now, deadline)
+	if !stops {
+		return false
+	}
+	if overrun && !*cut {
+		ex.Overrun.Cut.Add(1) // see schedule_end.go
+	}
+	*cut = true
+	return true
+}

@@ -142,7 +142,7 @@ func (s *RowSink) NotSent(k uint64, entry int, due int64) {
 // of step i on. They carry the instant the first of them became ready, so
 // a session's rows always add up to its requests (Σ repeats) whether it
 // ran, stopped half-way or never began.
-func (s *RowSink) NotSentFrom(k uint64, sc *Scenario, i, j int, ready int64) {
+func (s *RowSink) NotSentFrom(k uint64, sc *Program, i, j int, ready int64) {
 	for ; i < len(sc.Steps); i, j = i+1, 0 {
 		st := &sc.Steps[i]
 		for ; j < st.Repeat && st.Rows(); j++ {
@@ -159,7 +159,7 @@ func (s *RowSink) NotSentFrom(k uint64, sc *Scenario, i, j int, ready int64) {
 // stop records the rest of every session at once, and counting those rows
 // as failures made the live error rate of a run stopped after two errors
 // read 98%.
-func (s *RowSink) Unsent(k uint64, st *SessionStep, ready int64, why results.ErrorKind) {
+func (s *RowSink) Unsent(k uint64, st *Step, ready int64, why results.ErrorKind) {
 	if why != results.NotSent {
 		s.Stats.Done.Add(1)
 		s.Stats.Failed.Add(1)

@@ -18,7 +18,7 @@ func HasWebSocket(s *compile.Schedule) bool {
 // WebSocketPrograms checks what the loop's WebSocket sessions can run and
 // compiles their programs. A closed-model user may run HTTP requests and
 // sessions in turn: both run on its loop.
-func WebSocketPrograms(ex *Executor) ([]*WSProgram, error) {
+func WebSocketPrograms(ex *Executor) ([]*Program, error) {
 	s := ex.S
 	for _, e := range s.Entries {
 		if !e.WebSocket {

@@ -14,39 +14,6 @@ import (
 	"github.com/tressi/tressi/results"
 )
 
-// WSProgram is a WebSocket scenario made ready to run: its steps with their
-// prepared requests, compiled awaits and captures. Sessions share it
-// read-only; each keeps only a cursor into it.
-type WSProgram struct {
-	Entry    int
-	Name     string
-	Steps    []WSStep
-	Captures int
-	Target   int
-	Connect  int   // the connect step's index: HTTP steps come before it
-	rows     int64 // rows a session records (compile.SessionRows)
-}
-
-// WSStep is one step of a wsProgram.
-type WSStep struct {
-	Kind     plan.StepKind
-	Spec     *compile.Step
-	Id       int // position in the program, for seeded pauses
-	Req      *PreparedRequest
-	Ep       uint16
-	Repeat   int
-	Await    *wsAwait
-	Skip     *regexp.Regexp // skip_if: frames it matches are not sent
-	Exit     bool           // exit_if_failed: a failed answer ends the session
-	Capture  []wsCapture
-	Needs    []int
-	Each     []WSStep // for_each
-	rowsEach int64    // for_each: rows of one iteration
-	// Http is an HTTP step before the connect, as an HTTP scenario's step
-	// (its request goes through the loop's pool: wsprelude_linux.go).
-	Http *SessionStep
-}
-
 // wsAwait is a compiled await.
 type wsAwait struct {
 	Json    []wsMatch
@@ -71,96 +38,24 @@ type wsCapture struct {
 }
 
 // newWSPrograms prepares the schedule's WebSocket entries (nil for others).
-func newWSPrograms(ex *Executor) ([]*WSProgram, error) {
+func newWSPrograms(ex *Executor) ([]*Program, error) {
 	s := ex.S
-	progs := make([]*WSProgram, len(s.Entries))
+	progs := make([]*Program, len(s.Entries))
 	for i := range s.Entries {
 		e := &s.Entries[i]
 		if !e.WebSocket {
 			continue
 		}
-		p := &WSProgram{Entry: i, Name: e.Name, rows: compile.SessionRows(e), Target: -1}
-		id := 0
-		steps, err := p.build(ex, e.Steps, &id)
+		p, err := newProgram(ex, i, nil)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", e.Name, err)
 		}
-		p.Steps = steps
 		if p.Target < 0 {
 			return nil, fmt.Errorf("scenario %q: no connect step", e.Name)
 		}
 		progs[i] = p
 	}
 	return progs, nil
-}
-
-func (p *WSProgram) build(ex *Executor, steps []compile.Step, id *int) ([]WSStep, error) {
-	var out []WSStep
-	for i := range steps {
-		st := &steps[i]
-		ws := WSStep{Kind: st.Kind, Spec: st, Id: *id, Repeat: max(st.Repeat, 1)}
-		*id++
-		if st.Kind == plan.StepConnect {
-			p.Connect = i
-		}
-		if st.Kind == plan.StepHTTP && st.Request >= 0 {
-			ss, err := newSessionStep(ex, st)
-			if err != nil {
-				return nil, err
-			}
-			ws.Http = &ss
-			p.Captures = max(p.Captures, ss.slots())
-		}
-		if st.Request >= 0 {
-			ws.Req = &ex.Reqs[st.Request]
-			ws.Ep = ws.Req.Endpoint
-			if st.Kind == plan.StepConnect {
-				p.Target = ws.Req.Spec.Target
-			}
-			ws.Needs = ws.Req.Spec.CaptureSlots()
-		}
-		if w := st.WebSocket; w != nil {
-			if w.SkipIf != "" {
-				re, err := regexp.Compile(w.SkipIf)
-				if err != nil {
-					return nil, fmt.Errorf("step %q skip_if: %w", st.Name, err)
-				}
-				ws.Skip = re
-			}
-			ws.Exit = w.ExitIfFailed
-			if w.Await != nil {
-				ca, needs, err := newWSAwait(st.Name, w.Await, ws.Req, ws.Needs)
-				if err != nil {
-					return nil, err
-				}
-				ws.Await, ws.Needs = ca, needs
-			}
-			for _, c := range st.Captures {
-				wc, err := newWSCapture(c)
-				if err != nil {
-					return nil, fmt.Errorf("step %q: %w", st.Name, err)
-				}
-				ws.Capture = append(ws.Capture, wc)
-				p.Captures = max(p.Captures, c.Index+1)
-			}
-			if st.Kind == plan.StepForEach {
-				nested, err := p.build(ex, w.Steps, id)
-				if err != nil {
-					return nil, err
-				}
-				ws.Each = nested
-				for k := range w.Steps {
-					ws.rowsEach += stepRowsOf(&w.Steps[k])
-				}
-				p.Captures = max(p.Captures, w.Items+1)
-			}
-		}
-		for _, n := range ws.Needs {
-			p.Captures = max(p.Captures, n+1)
-		}
-		out = append(out, ws)
-	}
-	return out, nil
 }
 
 // newWSAwait compiles step name's await a: its paths parsed, its regex
@@ -197,14 +92,6 @@ func newWSAwait(name string, a *compile.Await, req *PreparedRequest, needs []int
 		ca.status = path
 	}
 	return ca, needs, nil
-}
-
-// ConnectStep is the program's connect step.
-func (p *WSProgram) ConnectStep() *WSStep { return &p.Steps[p.Connect] }
-
-func stepRowsOf(st *compile.Step) int64 {
-	e := compile.Entry{Steps: []compile.Step{*st}}
-	return compile.SessionRows(&e)
 }
 
 func appendNeeds(needs []int, sp *compile.Splice) []int {
@@ -275,6 +162,21 @@ func (c *wsCapture) Extract(dst, frame []byte) ([]byte, bool) {
 		return dst, false
 	}
 	return append(dst, txt...), true
+}
+
+// Want renders the await's json values with v into dst, reusing its
+// buffers: what a frame or a reply must hold to answer it.
+func (st *Step) Want(dst [][]byte, v *compile.Values) [][]byte {
+	n := 0
+	for i := range st.Await.Json {
+		var buf []byte
+		if n < cap(dst) {
+			buf = dst[:n+1][n][:0]
+		}
+		dst = append(dst[:n], st.Await.Json[i].Value.Append(buf, v))
+		n++
+	}
+	return dst[:n]
 }
 
 // Matches reports whether frame answers the await; want holds the
