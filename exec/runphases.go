@@ -312,6 +312,7 @@ func (r *runState) finish() error {
 	ex.Rec.Totals.First.Fill(meta, opt.StartTolerance)
 	meta.Protocols = ex.ConnProtocols()
 	meta.ConnectionWaits = ex.ConnWaits.Load()
+	meta.IOUringConns = ex.RingConns.Load()
 	meta.Redirects = ex.HopCounts(r.names)
 	meta.GRPCStreams = ex.StreamFigures()
 	meta.Checks = checkTallies(ex)

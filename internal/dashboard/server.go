@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tressi/tressi/internal/background"
 	"github.com/tressi/tressi/internal/live"
 )
 
@@ -84,6 +85,10 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 // number as id. When the run ended the stream ends; the last event says
 // state "ended", and the page stops reconnecting then.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	// A stream encodes and writes every update for as long as the run
+	// lasts: on a thread of its own at the lowest priority, and that
+	// thread ends with the connection's goroutine.
+	background.Thread()
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)

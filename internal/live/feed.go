@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tressi/tressi/exec"
+	"github.com/tressi/tressi/internal/background"
 	"github.com/tressi/tressi/results"
 )
 
@@ -57,6 +58,7 @@ func (f *Feed) Started(l exec.LiveRun) {
 // Run publishes an update every interval until stop is closed, then one
 // last one marked ended: every row the recorder took is in it.
 func (f *Feed) Run(stop <-chan struct{}) {
+	background.Thread() // never beside a loop's sends (see package background)
 	t := time.NewTicker(DefaultInterval)
 	defer t.Stop()
 	for {

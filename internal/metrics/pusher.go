@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/tressi/tressi/internal/background"
 )
 
 // Pusher sends Remote Write 1.0 requests in order from a bounded queue,
@@ -118,6 +119,7 @@ func labelKey(ls []Label) string {
 }
 
 func (p *Pusher) run() {
+	background.Thread()
 	defer close(p.done)
 	backoff := minBackoff
 	for {

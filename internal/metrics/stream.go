@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/tressi/tressi/internal/background"
 	"github.com/tressi/tressi/internal/live"
 )
 
@@ -10,6 +11,7 @@ import (
 func Stream(f *live.Feed, l *Labels, p *Pusher) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
+		background.Thread() // the snapshot and its encoding, once an interval
 		defer close(done)
 		for {
 			_, updates, cancel := f.Subscribe()

@@ -107,6 +107,9 @@ type evloop struct {
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
 	cipher []byte
+	// sending: connections whose sends wait in the ring for the next
+	// wait's submission (loopring_linux.go).
+	sending []*lconn
 	// ws is the loop's WebSocket sessions, nil in a plan without any:
 	// their sockets are in the loop's epoll set (ids with wsBit), their
 	// timers fire in its bursts, their rows go to its sink.
@@ -383,8 +386,9 @@ func (l *evloop) poll(wake int64) {
 			timeout = 0
 		}
 	}
+	l.stampSends()
 	n, err := l.p.Wait(max(timeout, 0))
-	l.napIdle = napped && n == 0
+	l.napIdle = napped && n == 0 && len(l.p.Done) == 0
 	if err != nil {
 		// The epoll set is broken: nothing more can be sent or read. The
 		// run stops with the error; what is in flight is interrupted.
@@ -410,6 +414,7 @@ func (l *evloop) poll(wake int64) {
 		}
 		l.event(c, ev.Events)
 	}
+	l.completions()
 	if ex.Aborted.Load() {
 		l.abort()
 	}

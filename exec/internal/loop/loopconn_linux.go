@@ -28,6 +28,7 @@ type lconn struct {
 	t       *ltarget
 	state   uint8
 	wantOut bool  // EPOLLOUT is in the interest set
+	ring    bool  // on the poller's ring, out of the epoll set (loopring_linux.go)
 	partial bool  // part of the response arrived, not all
 	rxAt    int64 // when the bytes last read reached the host
 	job     ljob
@@ -135,6 +136,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		l.conns = append(l.conns, c)
 	}
 	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.served, c.connect, c.mux = fd, t, 0, false, nil, -1, false, false, 0, nil
+	c.ring = false
 	return c
 }
 
@@ -243,6 +245,15 @@ func (l *evloop) write(c *lconn) {
 		}
 		c.pending = nil
 		l.flushTransport(c)
+		return
+	}
+	if !c.ring && l.p.Ring() {
+		l.toRing(c)
+	}
+	if c.ring {
+		if len(c.pending) > 0 && c.fd >= 0 {
+			l.ringSend(c)
+		}
 		return
 	}
 	for len(c.pending) > 0 {

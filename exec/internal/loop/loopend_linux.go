@@ -269,6 +269,10 @@ func (l *evloop) releaseConn(c *lconn) {
 		c.tr.Close()
 		c.tr = nil
 	}
+	if c.ring {
+		l.p.Detach(c.id)
+		c.ring = false
+	}
 	sys.CloseFD(c.fd) // also leaves the epoll set
 	if c.wantOut {
 		c.wantOut = false
@@ -283,7 +287,7 @@ func (l *evloop) releaseConn(c *lconn) {
 // setOut switches EPOLLOUT interest on or off. The set refusing a change
 // for a socket it holds is a broken connection: it fails.
 func (l *evloop) setOut(c *lconn, out bool) {
-	if out == c.wantOut {
+	if out == c.wantOut || c.ring {
 		return
 	}
 	if err := l.p.Modify(c.fd, c.id, out); err != nil {

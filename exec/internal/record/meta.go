@@ -34,16 +34,19 @@ type Meta struct {
 	Engine string `json:"engine"`
 	// Protocols: by target, how many connections spoke each protocol
 	// ("http/1.1", "h2", "h2c"); the loop engine's count.
-	Protocols   map[string]map[string]int64 `json:"protocols,omitempty"`
-	Start       time.Time                   `json:"start"`
-	End         time.Time                   `json:"end"`
-	CommandLine string                      `json:"command_line,omitempty"`
-	ExitStatus  string                      `json:"exit_status"` // running (until the end), ok, thresholds_failed, early_exit, overran, interrupted, error, late_start
-	Requests    int64                       `json:"requests"`
-	Sent        int64                       `json:"sent"`
-	OK          int64                       `json:"ok"`
-	Thresholds  []string                    `json:"threshold_failures,omitempty"`
-	TLS         *MetaTLS                    `json:"tls,omitempty"`
+	Protocols map[string]map[string]int64 `json:"protocols,omitempty"`
+	// IOUringConns: how many of the loop's connections sent and received
+	// through io_uring; the rest were on epoll.
+	IOUringConns int64     `json:"io_uring_connections,omitempty"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+	CommandLine  string    `json:"command_line,omitempty"`
+	ExitStatus   string    `json:"exit_status"` // running (until the end), ok, thresholds_failed, early_exit, overran, interrupted, error, late_start
+	Requests     int64     `json:"requests"`
+	Sent         int64     `json:"sent"`
+	OK           int64     `json:"ok"`
+	Thresholds   []string  `json:"threshold_failures,omitempty"`
+	TLS          *MetaTLS  `json:"tls,omitempty"`
 	// Warmup: the connections the loop engine opened before instant zero,
 	// and how long that took (the run's clock starts after it).
 	Warmup *Warmup `json:"warmup,omitempty"`

@@ -69,6 +69,9 @@ type Executor struct {
 	Wg    sync.WaitGroup
 
 	Protos []ProtocolCounts // by target: connections by protocol, for meta.json
+	// RingConns counts the loop's connections that ran on io_uring
+	// (meta.json's io_uring_connections); the others ran on epoll.
+	RingConns atomic.Int64
 
 	// Transport wraps every loop connection when set (see Options).
 	Transport TransportFactory

@@ -30,6 +30,10 @@ type Poller struct {
 	mu      sync.Mutex
 	mailbox []int32 // connection ids to look at again
 	taken   []int32 // the mailbox's other buffer, the loop's
+	// ring is the io_uring half (uring_linux.go), nil until StartRing;
+	// Done holds its completions after each Wait, beside Evs's events.
+	ring *ringPoller
+	Done []Completion
 }
 
 // WakeID is the epoll data of the wake-up eventfd: no connection has it.
@@ -65,6 +69,10 @@ func NewPoller(events int) (*Poller, error) {
 }
 
 func (p *Poller) Close() {
+	if p.ring != nil {
+		p.ring.close()
+		p.ring = nil
+	}
 	unix.Close(p.wakefd)
 	unix.Close(p.epfd)
 }
@@ -114,7 +122,16 @@ func (p *Poller) Remove(fd int) error {
 // chooseEngine). The runtime's monitor interrupts a wait longer than 10 ms
 // with a signal: EINTR is an empty wait. Any other error means the set is
 // unusable (EBADF, EINVAL, EFAULT: a bug), and the loop must stop.
+// With the ring started, Wait is io_uring_enter, and epoll_pwait2 only
+// once the set has events (waitRing); the ring's completions are in Done.
 func (p *Poller) Wait(timeout int64) (int, error) {
+	if p.ring != nil {
+		return p.waitRing(timeout)
+	}
+	return p.waitEpoll(timeout)
+}
+
+func (p *Poller) waitEpoll(timeout int64) (int, error) {
 	ts := unix.NsecToTimespec(timeout)
 	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&p.Evs[0])),
 		uintptr(len(p.Evs)), uintptr(unsafe.Pointer(&ts)), 0, 0)

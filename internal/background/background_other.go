@@ -1,0 +1,7 @@
+//go:build !linux
+
+package background
+
+import "runtime"
+
+func thread() { runtime.LockOSThread() }
