@@ -2,7 +2,9 @@
 
 package cli
 
-import osexec "os/exec"
+import (
+	osexec "os/exec"
+)
 
 // startWithDefaultSlice starts cmd: only Linux takes a slice of one's own.
 func startWithDefaultSlice(cmd *osexec.Cmd) error { return cmd.Start() }

@@ -190,6 +190,10 @@ func dashboardDOM(t *testing.T, chromium, url string) (dom, stderr string) {
 		if err == nil {
 			err = cmd.Wait()
 		}
+		if err != nil && crashed(err) && try < 2 {
+			t.Logf("chromium crashed (%v); starting it again", err) // it does now and then on a busy machine
+			continue
+		}
 		if err != nil {
 			t.Fatalf("chromium: %v\n%s", err, chromeErr.String())
 		}

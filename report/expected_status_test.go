@@ -89,13 +89,8 @@ func TestExpectedStatusIsNotAFailure(t *testing.T) {
 		if err := os.WriteFile(path, render(t, tc.r, HTML), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom, err := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-			"--dump-dom", "file://"+path).Output()
-		if err != nil {
-			t.Fatalf("chromium: %v", err)
-		}
-		if !strings.Contains(string(dom), tc.want) {
+		dom, _ := dumpDOM(t, chromium, "file://"+path)
+		if !strings.Contains(dom, tc.want) {
 			t.Errorf("the status chart lacks %s", tc.want)
 		}
 	}

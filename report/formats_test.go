@@ -6,12 +6,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tressi/tressi/report/synth"
@@ -199,16 +201,40 @@ func chromiumDOM(t *testing.T, rep *Report) (dom, stderr string) {
 	if err := os.WriteFile(page, render(t, rep, HTML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--dump-dom", "file://"+page)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	return dumpDOM(t, "chromium", "file://"+page)
+}
+
+// dumpDOM loads url in headless Chromium and returns the DOM its scripts
+// left and what Chromium said. A Chromium that crashes (it segfaults now
+// and then on a busy machine, whatever the page) is started again, up to
+// three times: its crash says nothing about the page.
+func dumpDOM(t *testing.T, chromium, url string) (dom, stderr string) {
+	t.Helper()
+	for try := 1; ; try++ {
+		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+			"--dump-dom", url)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		out, err := cmd.Output()
+		if err == nil {
+			return string(out), errb.String()
+		}
+		if !crashed(err) || try == 3 {
+			t.Fatalf("chromium: %v\n%s", err, errb.String())
+		}
+		t.Logf("chromium crashed (%v); starting it again", err)
 	}
-	return string(out), errb.String()
+}
+
+// crashed says whether err is a process killed by a signal.
+func crashed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 // TestHTMLRendersChartsInChromium loads the page in a real browser with the
