@@ -434,3 +434,15 @@ one() {
 column() { awk -F'\t' -v s="$1" -v t="$2" -v f="$3" '$1 == s && $2 == t {print $f}' "$ROWS" | median; }
 extra() { awk -F'\t' -v s="$1" -v t="$2" -v k="$3" '$1 == s && $2 == t && $4 == k {print $5}' "$EXTRA" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+
+# verdict NAME VALUE OP LIMIT prints one "must show" line: PASS when VALUE
+# OP LIMIT holds (OP is <= or >=), FAIL otherwise or without a value.
+verdict() {
+  awk -v n="$1" -v v="$2" -v op="$3" -v l="$4" 'BEGIN {
+    ok = v ~ /^[0-9.e+-]+$/ && ((op == "<=" && v + 0 <= l + 0) || (op == ">=" && v + 0 >= l + 0))
+    printf "%-4s %-58s %8s %s %s\n", ok ? "PASS" : "FAIL", n, v, op, l }'
+}
+
+# load_average is the machine's 1, 5 and 15 minute load: figures taken
+# beside other work are noise, and the summaries say how much there was.
+load_average() { cut -d' ' -f1-3 /proc/loadavg; }

@@ -231,7 +231,12 @@ func goAwayServer(t *testing.T) (string, *atomic.Int64) {
 				fr.WriteHeaders(http2.HeadersFrameParam{StreamID: first, BlockFragment: []byte(b.String()), EndHeaders: true, EndStream: true})
 				answered.Add(1)
 				fr.WriteGoAway(first, http2.ErrCodeNo, nil)
-				time.Sleep(50 * time.Millisecond)
+				// Close only once the client has (or after 5 s): closing
+				// with its frames unread would reset the connection, and a
+				// client slow to read (a busy machine) would lose the
+				// GOAWAY to the reset.
+				nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+				io.Copy(io.Discard, nc)
 			}()
 		}
 	}()

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,26 +18,31 @@ import (
 func TestLiveLatencyThresholds(t *testing.T) {
 	// Limits with seconds of margin: a busy machine's fast answers stay far
 	// below them, the slow server's far above.
-	live := results.Thresholds{P99: 400 * time.Millisecond, LiveWindow: time.Second, LiveDelay: 500 * time.Millisecond,
+	live := results.Thresholds{P99: 800 * time.Millisecond, LiveWindow: time.Second, LiveDelay: 500 * time.Millisecond,
 		LiveMinCount: 20, Abort: true}
 	for _, tc := range []struct {
 		name   string
 		th     results.Thresholds
-		slowAt int64 // requests after which the server answers in 1 s; 0: never
+		slowAt int64 // requests after which the server answers in 1.5 s; 0: never
 		stop   bool
 	}{
-		{"slow server stops the run", live, 200, true},
+		{"slow server stops the run", live, 100, true},
 		{"fast server runs to the end", live, 0, false},
-		{"max judged live", results.Thresholds{Max: 800 * time.Millisecond, LiveWindow: time.Second, LiveMinCount: 20, Abort: true}, 200, true},
-		{"without live_window only the end judges", results.Thresholds{P99: 400 * time.Millisecond, Abort: true}, 200, false},
+		{"max judged live", results.Thresholds{Max: 1200 * time.Millisecond, LiveWindow: time.Second, LiveMinCount: 20, Abort: true}, 100, true},
+		{"without live_window only the end judges", results.Thresholds{P99: 800 * time.Millisecond, Abort: true}, 100, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var seen atomic.Int64
 			srv := serve(t, func(ctx *fasthttp.RequestCtx) {
-				if tc.slowAt > 0 && int64(ctx.ID()) > tc.slowAt {
-					time.Sleep(time.Second)
+				if n := seen.Add(1); tc.slowAt > 0 && n > tc.slowAt {
+					time.Sleep(1500 * time.Millisecond)
 				}
 			})
-			const n = 1000 // 2 s at 500/s
+			// 4 s at 500/s: the slow answers come from 1.7 s on, and reach
+			// the live window within 1.5 s more (a sender hands its rows
+			// to the recorder within half a second, the recorder
+			// publishes the window once a second).
+			const n = 2000
 			s := schedule(srv.addr, n, 2*time.Millisecond)
 			s.Thresholds = tc.th
 			out, rows := runPlan(t, s, Options{Grace: 500 * time.Millisecond})

@@ -27,6 +27,8 @@ type loginServer struct {
 	refused  atomic.Int64
 	upgraded atomic.Int64
 	logins   map[string]int // by the connection's remote address
+	slowSeen chan struct{}  // closed when the first "slow" login arrives
+	slowOnce sync.Once
 }
 
 // loginPeers is how many logins came over each connection.
@@ -38,12 +40,13 @@ func (ls *loginServer) loginPeers() map[string]int {
 
 func startLoginServer(t *testing.T, cfg *tls.Config) *loginServer {
 	t.Helper()
-	ls := &loginServer{tokens: map[string]bool{}, logins: map[string]int{}}
+	ls := &loginServer{tokens: map[string]bool{}, logins: map[string]int{}, slowSeen: make(chan struct{})}
 	var n atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if strings.Contains(string(body), "slow") {
+			ls.slowOnce.Do(func() { close(ls.slowSeen) })
 			select { // an answer that comes after the test's interrupt and grace
 			case <-time.After(3 * time.Second):
 			case <-r.Context().Done():
@@ -206,7 +209,13 @@ func TestWSHTTPLoginInterrupted(t *testing.T) {
 	s := compilePlan(t, fmt.Sprintf(loginWSPlan, "http://"+ls.addr, "", "slow"), nil)
 	dir := t.TempDir() + "/run"
 	stop := make(chan struct{})
-	time.AfterFunc(250*time.Millisecond, func() { close(stop) })
+	go func() { // once a login is in flight, however long the run took to start
+		select {
+		case <-ls.slowSeen:
+		case <-time.After(20 * time.Second):
+		}
+		close(stop)
+	}()
 	out, err := Run(t.Context(), s, Options{OutDir: dir, Interrupt: stop, Grace: 200 * time.Millisecond})
 	if err != nil || !out.Interrupted {
 		t.Fatalf("outcome %+v, %v", out, err)

@@ -22,6 +22,10 @@ type summary struct {
 	LagP50Ms    float64 `json:"send_lag_p50_ms"`
 	LagP99Ms    float64 `json:"send_lag_p99_ms"`
 	LagMaxMs    float64 `json:"send_lag_max_ms"`
+	// Stalls are the runs of sends over 1 ms late, in scheduled order:
+	// what makes a p99 fail is usually a few of them, and when and how long
+	// they were says what caused them.
+	Stalls []stall `json:"stalls"`
 }
 
 func main() {
@@ -50,6 +54,7 @@ func summarize(path string) (summary, error) {
 	}
 	defer r.Close()
 	var lags []int64
+	var sent []lagRow
 	for b, ok := r.Next(); ok; b, ok = r.Next() {
 		s.Rows += b.Len
 		for i := range b.Len {
@@ -57,7 +62,9 @@ func summarize(path string) (summary, error) {
 				s.NotSent++
 				continue
 			}
-			lags = append(lags, b.Sent[i]-b.Scheduled[i])
+			lag := b.Sent[i] - b.Scheduled[i]
+			lags = append(lags, lag)
+			sent = append(sent, lagRow{b.Scheduled[i], lag})
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -72,6 +79,7 @@ func summarize(path string) (summary, error) {
 		s.LagP99Ms = ms(lags[rank(len(lags), 0.99)])
 		s.LagMaxMs = ms(lags[len(lags)-1])
 	}
+	s.Stalls = stalls(sent)
 	return s, nil
 }
 

@@ -50,7 +50,9 @@ func (p *pacer) run() {
 		}
 		for _, s := range chunk[:n] {
 			if p.ex.Shard.Owns(k) {
-				if due := s.Due(); due > now && !p.ex.Stopping() {
+				due := s.Due()
+				burst.Slot(due)
+				if due > now && !p.ex.Stopping() {
 					// At most one wake-up per quantum: the slots due
 					// meanwhile go out together, a little late.
 					now = p.waitUntil(burst.Take(due), i, &poked)

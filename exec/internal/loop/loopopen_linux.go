@@ -33,7 +33,8 @@ func (d *openDriver) init(ex *run.Executor, src compile.SlotSource, loop, loops 
 }
 
 // runOpen sends this loop's slots at their due instants, and sessions'
-// next requests once ready, in bursts at most one quantum apart: a
+// next requests once ready, in bursts at most one quantum apart (the
+// quantum follows the loop's rate, see drive.burstClock): a
 // session's next step waits for the next burst like a new slot does, so
 // the loop wakes once per quantum, not once per response (the responses
 // carry the kernel's arrival stamps, so their latency and the instant the
@@ -53,6 +54,7 @@ func (l *evloop) runOpen() {
 			l.fireTimers()
 			for d.hasNext && (stopping || d.nextSlot.Due() <= l.now) {
 				e, due := d.nextSlot.Entry(), d.nextSlot.Due()
+				burst.Slot(due)
 				switch {
 				case l.ws != nil && l.ex.S.Entries[e].WebSocket:
 					l.ws.slot(d.nextK, e, due, stopping)

@@ -182,7 +182,7 @@ func marked(p *run.WSProgram) bool {
 
 // The host loop drives its WebSocket part (loop_linux.go, loopopen_linux.go,
 // loopclosed_linux.go): timers fire in the open model's bursts, at most
-// burstQuantum apart, with the slots; a send due meanwhile goes out with
+// a burst quantum apart, with the slots; a send due meanwhile goes out with
 // the next burst, a little late (the lateness is its send lag), and the
 // loop wakes once per quantum, not once per frame.
 
