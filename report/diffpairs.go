@@ -268,9 +268,10 @@ func lockstepDiff(pathA, pathB string, a, b Input, factor float64) (*sideTally, 
 }
 
 // readInStep reads both runs at once, each on a goroutine of its own that
-// tallies its side, and pairs their slots under one lock. A run more than
-// stepSlack rows ahead waits for the other, so both move through the
-// schedule together and few pages stay open.
+// tallies its side, and pairs their slots under one lock. A run ahead in
+// rows waits for the other to catch up, as the run behind read next when
+// one goroutine read both: both move through the schedule together and
+// few pages stay open, and they tally at once while they are level.
 func readInStep(readers [2]*results.Reader, sides [2]*sideTally, pairs *slotPairs) {
 	var mu sync.Mutex
 	moved := sync.NewCond(&mu)
@@ -288,7 +289,7 @@ func readInStep(readers [2]*results.Reader, sides [2]*sideTally, pairs *slotPair
 			}()
 			for {
 				mu.Lock()
-				for !ended[1-i] && rows[i] > rows[1-i]+stepSlack {
+				for !ended[1-i] && rows[i] > rows[1-i] {
 					moved.Wait()
 				}
 				mu.Unlock()
@@ -307,10 +308,6 @@ func readInStep(readers [2]*results.Reader, sides [2]*sideTally, pairs *slotPair
 	}
 	wg.Wait()
 }
-
-// stepSlack is how far, in rows, one run of a lockstep diff may read
-// ahead of the other: a batch, so that both tally at once.
-const stepSlack = results.BatchRows
 
 // noLockstep makes every diff read A whole, then B (tests compare both ways).
 var noLockstep bool
