@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	stdbits "math/bits"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
@@ -250,23 +251,7 @@ func lockstepDiff(pathA, pathB string, a, b Input, factor float64) (*sideTally, 
 	}
 	pairs := newSlotPairs(readers[0].Meta, readers[1].Meta, factor)
 	lastPairs = pairs
-	more := [2]bool{true, true}
-	for more[0] || more[1] {
-		// The run behind in rows reads next, so both move through the
-		// schedule together.
-		i := 0
-		if !more[0] || (more[1] && sides[1].side.Rows < sides[0].side.Rows) {
-			i = 1
-		}
-		bt, ok := readers[i].Next()
-		if !ok {
-			more[i] = false
-			pairs.end(i)
-			continue
-		}
-		sides[i].batch(bt, readers[i].Meta.Expect)
-		pairs.add(i, bt.Slot, sides[i].contiguous, sides[i].ok)
-	}
+	readInStep(readers, sides, pairs)
 	for i := range 2 {
 		if err := sides[i].finishInput(readers[i], inputs[i][0]); err != nil {
 			return nil, nil, err
@@ -280,6 +265,48 @@ func lockstepDiff(pathA, pathB string, a, b Input, factor float64) (*sideTally, 
 		return nil, nil, fmt.Errorf("%w: %d rows came for slots already compared", errLateRows, pairs.late)
 	}
 	return sides[0], sides[1], nil
+}
+
+// readInStep reads both runs at once, each on a goroutine of its own that
+// tallies its side, and pairs their slots under one lock. A run ahead in
+// rows waits for the other to catch up, as the run behind read next when
+// one goroutine read both: both move through the schedule together and
+// few pages stay open, and they tally at once while they are level.
+func readInStep(readers [2]*results.Reader, sides [2]*sideTally, pairs *slotPairs) {
+	var mu sync.Mutex
+	moved := sync.NewCond(&mu)
+	var rows [2]int64
+	var ended [2]bool
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			defer func() {
+				mu.Lock()
+				ended[i] = true
+				pairs.end(i)
+				moved.Broadcast()
+				mu.Unlock()
+			}()
+			for {
+				mu.Lock()
+				for !ended[1-i] && rows[i] > rows[1-i] {
+					moved.Wait()
+				}
+				mu.Unlock()
+				bt, ok := readers[i].Next()
+				if !ok {
+					return
+				}
+				sides[i].batch(bt, readers[i].Meta.Expect)
+				mu.Lock()
+				pairs.add(i, bt.Slot, sides[i].contiguous, sides[i].ok)
+				rows[i] = sides[i].side.Rows
+				moved.Broadcast()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // noLockstep makes every diff read A whole, then B (tests compare both ways).
