@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -47,46 +46,21 @@ type unsolicitedWrite struct{ answered, unsolicited time.Time }
 
 func startUnsolicitedServer(t *testing.T) *unsolicitedServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	us := &unsolicitedServer{addr: ln.Addr().String()}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go us.serve(c)
-		}
-	}()
-	return us
-}
-
-func (us *unsolicitedServer) serve(c net.Conn) {
-	defer c.Close()
-	br := bufio.NewReader(c)
-	for {
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
+	us := &unsolicitedServer{}
+	us.addr = rawServer(t, func(c net.Conn, req *http.Request) bool {
 		io.Copy(io.Discard, req.Body)
 		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"); err != nil {
-			return
+			return false
 		}
 		answered := time.Now()
 		time.Sleep(time.Millisecond)
-		_, err = io.WriteString(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 12\r\n\r\nunsolicited\n")
+		_, err := io.WriteString(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 12\r\n\r\nunsolicited\n")
 		us.mu.Lock() // kept when the write failed too: one entry per answer
 		us.sent = append(us.sent, unsolicitedWrite{answered, time.Now()})
 		us.mu.Unlock()
-		if err != nil {
-			return
-		}
-	}
+		return err == nil
+	})
+	return us
 }
 
 // writes is every 503 written so far, in the order of the answers before them.
