@@ -398,7 +398,7 @@ func (l *evloop) callKeep(st *run.Step, row results.Row, reply []byte) {
 		l.sink.Stats.Sent.Add(1)
 	}
 	l.sink.Stats.Done.Add(1)
-	if row.Error != results.None || !results.ExpectsStatus(st.Req.Spec.Expect, int(row.Status)) {
+	if !run.Succeeded(st.Req, int(row.Status), row.Error == results.None) {
 		l.sink.Stats.Failed.Add(1)
 	}
 	if l.sink.WantSample(&row) {

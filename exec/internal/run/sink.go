@@ -79,7 +79,7 @@ func (s *RowSink) Outcome(pr *PreparedRequest, k uint64, scheduled, sent, done, 
 	}
 	if row.Error != results.Interrupted { // cut off by the stop: no verdict on the server
 		s.Stats.Done.Add(1)
-		if err != nil || !results.ExpectsStatus(pr.Spec.Expect, status) {
+		if !Succeeded(pr, status, err == nil) {
 			s.Stats.Failed.Add(1)
 		}
 	}
