@@ -85,8 +85,6 @@ func (l *evloop) dropQueued() {
 			j := t.queue.Pop()
 			l.queued--
 			switch {
-			case j.ws:
-				l.ws.httpDropped(&j)
 			case j.st != nil:
 				l.dropSessionJob(&j)
 			case j.user >= 0:

@@ -134,19 +134,17 @@ func (l *wsLoop) stopSending(s *wsSession) bool {
 // when sending must stop: each records what it has left as not sent and
 // closes, instead of holding its connection to the end of the pause.
 // Sessions waiting for an answer go on waiting: the answer, its timeout or
-// the abort after the grace ends them.
+// the abort after the grace ends them. Sessions in their HTTP steps are
+// the host's sessions until the connect: the host wakes those once the run
+// stops (fireTimers).
 func (l *wsLoop) cutAll() {
 	if l.cutting || (!l.halt.Stopping && !l.halt.PastEnd) {
 		return
 	}
 	l.cutting = true
 	for _, s := range l.sess {
-		switch {
-		case s.prog == nil:
-		case s.state == wsOpen && !s.blocked:
+		if s.prog != nil && s.state == wsOpen && !s.blocked {
 			l.step(s)
-		case s.state == wsHTTPWait:
-			l.httpNext(s)
 		}
 	}
 }
