@@ -69,17 +69,10 @@ func (l *evloop) runOpen() {
 			}
 			l.fireTimers() // what the slots set for now (a dial refused at once)
 		}
-		wake := burst.Wake(l.nextDue())
-		if l.ws != nil {
-			l.ws.expire()
-			if !d.hasNext && l.ws.idle() && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
-				return
-			}
-			wake = l.ws.nextWake(wake)
-		} else if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
+		if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 && (l.ws == nil || l.ws.idle()) {
 			return
 		}
-		l.poll(wake)
+		l.poll(burst.Wake(l.nextDue()))
 	}
 }
 

@@ -196,26 +196,8 @@ func (l *wsLoop) slot(k uint64, e int, due int64, stopping bool) {
 	l.admit(k, l.progs[e], due, -1)
 }
 
-// expire ends the waits for a connection that are over.
-func (l *wsLoop) expire() {
-	if l.queued > 0 {
-		l.expireQueued()
-	}
-}
-
 // idle: no session runs or waits for a connection.
 func (l *wsLoop) idle() bool { return l.active == 0 && l.queued == 0 }
-
-// nextWake is the earliest instant the part must wake for: the timers'
-// burst (burst.Wake of the host's next timer) or a queued session's
-// expiry, -1 for none.
-func (l *wsLoop) nextWake(burst int64) int64 {
-	wake := burst
-	if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
-		wake = d
-	}
-	return wake
-}
 
 // waitFor bounds the host's wait: replies, pings and closes are read at
 // least every scanEvery while sessions run.
