@@ -27,6 +27,7 @@ func (l *evloop) runClosed() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer sys.TimerSlack(napSlack)()
+	defer sys.LatencySlice(loopSlice)()
 	l.startRing()
 	d := &l.closedUsers
 	d.active = len(d.users)

@@ -2,10 +2,12 @@ package loop
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/drive"
 	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/exec/internal/sys"
 )
 
 // openDriver is the open model's part of a loop: the slots this loop
@@ -41,6 +43,9 @@ func (d *openDriver) init(ex *run.Executor, src compile.SlotSource, loop, loops 
 // next step became ready are exact; the wait shows as send lag).
 func (l *evloop) runOpen() {
 	defer l.finish()
+	runtime.LockOSThread() // the thread is the loop's for the run (see loopSlice)
+	defer runtime.UnlockOSThread()
+	defer sys.LatencySlice(loopSlice)()
 	d := &l.open
 	d.advance()
 	burst := drive.NewBurstClock()
