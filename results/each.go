@@ -20,6 +20,10 @@ func (r *Reader) Each(workers int, fn func(worker int, b *Batch) error) error {
 	if r.err != nil || r.Truncated != nil {
 		return nil
 	}
+	if !r.started && r.fastFrom != nil && workers > 1 {
+		r.startWith(true)
+		return r.eachInline(workers, fn)
+	}
 	r.start()
 	if r.fast == nil || workers <= 1 {
 		for {
@@ -67,6 +71,82 @@ func (r *Reader) Each(workers int, fn func(worker int, b *Batch) error) error {
 					}
 					stopped = true
 					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// eachInline is Each on a stream started for it: each goroutine decodes
+// the batch it takes and hands it to fn on the same core, so the batch is
+// still in that core's cache when fn reads it, and a batch's buffers go
+// back for a later one as soon as fn returns (a few batches held in all,
+// not one per stage of a pipeline). Stream order, which the running sums
+// and row numbers need, passes from each batch to the next through its
+// after and summed channels; only that short step waits for the batch
+// before, not the decoding.
+func (r *Reader) eachInline(workers int, fn func(worker int, b *Batch) error) error {
+	s := r.fast
+	var (
+		mu       sync.Mutex // over the fields below
+		stopped  bool
+		first    error
+		firstRow int64
+		wg       sync.WaitGroup
+	)
+	stop := func(row int64, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && (first == nil || row < firstRow) {
+			first, firstRow = err, row
+		}
+		stopped = true
+	}
+	isStopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return stopped
+	}
+	for w := range workers {
+		wg.Go(func() {
+			dec := newDecoders()
+			defer dec.close()
+			for job := range s.jobs {
+				if job.err == nil && !isStopped() {
+					job.err = s.decode(dec, job)
+				}
+				<-job.after
+				// In stream order from here to close(job.summed).
+				if isStopped() {
+					close(job.summed)
+					return
+				}
+				if job.err == nil {
+					s.last.add(&job.batch, &s.delta)
+				}
+				if job.err == nil && r.firstEmpty(job) {
+					r.skippedFirst = true
+					close(job.summed)
+					s.release(job)
+					continue
+				}
+				if _, ok := r.handOut(job, job.err, true); !ok {
+					// Damage: every batch before it was handed out, none
+					// after it may be (stopped before the next one looks).
+					stop(0, nil)
+					close(job.summed)
+					return
+				}
+				close(job.summed)
+				s.finish(job)
+				row := job.batch.Row
+				err := fn(w, &job.batch)
+				s.release(job)
+				if err != nil {
+					stop(row, err)
 					return
 				}
 			}

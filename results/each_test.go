@@ -96,6 +96,35 @@ func TestEachReadsACutFileLikeNext(t *testing.T) {
 	}
 }
 
+// A file damaged inside reads, through Each as through Next, the batches
+// before the damage and no batch after it, whichever goroutine decodes
+// which.
+func TestEachStopsAtDamageLikeNext(t *testing.T) {
+	rows := randomRows(20_000, 7)
+	data := writeRows(t, rows, 700)
+	for at := len(data) / 5; at < len(data)-16; at += len(data) / 7 {
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x5a
+		r, err := NewReader(bytes.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := readRows(t, r)
+		wantCut := r.Truncated != nil
+		r.Close()
+		for _, workers := range []int{2, 4} {
+			got, r := eachRows(t, bad, true, workers)
+			if !reflect.DeepEqual(got, want) || (r.Truncated != nil) != wantCut {
+				t.Fatalf("byte %d of %d flipped, %d workers: Each read %d rows (truncated %v), Next %d (%v)",
+					at, len(data), workers, len(got), r.Truncated, len(want), wantCut)
+			}
+		}
+		if !wantCut || len(want) >= len(rows) {
+			t.Fatalf("byte %d of %d flipped: Next read %d of %d rows, truncated %v", at, len(data), len(want), len(rows), wantCut)
+		}
+	}
+}
+
 // When several batches fail, Each returns the error of the earliest, as
 // reading them one by one would, and stops taking batches.
 func TestEachReturnsTheEarliestError(t *testing.T) {

@@ -48,6 +48,9 @@ type fastStream struct {
 	content bool
 	jobs    chan *fastJob
 	order   chan *fastJob
+	// inline says Each's goroutines decode the batches they take (see
+	// eachInline): no workers of the stream's own, and no order channel.
+	inline  bool
 	free    chan *fastJob
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -103,17 +106,30 @@ type fastJob struct {
 	// derive says service_ns is derived (from the batch once scheduled_ns
 	// holds values, not deltas).
 	derive bool
+	// after is closed once the batch before this one has been handed out
+	// (its running sums carried on), summed once this one has: how the
+	// inline stream keeps stream order between the goroutines of Each.
+	after, summed chan struct{}
 }
 
-func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, pos [numColumns]int, delta [numColumns]bool, want [numColumns]bool, content bool) *fastStream {
+// newFastStream starts the stream's goroutines: the reader and, unless
+// inline (Each's goroutines decode then), its decoding workers.
+func newFastStream(br *bufio.Reader, hash string, layout schemaLayout, pending uint32, streamed bool, pos [numColumns]int, delta [numColumns]bool, want [numColumns]bool, content bool, inline bool) *fastStream {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	inFlight := 2 * workers
+	if inline {
+		// No queue: the batch readLoop holds, read while the goroutines
+		// are busy, is the one read ahead. Every batch held is a few MB
+		// of buffers, faulted in once, and a page fault costs.
+		workers, inFlight = 0, 0
+	}
 	s := &fastStream{
 		br: br, hash: hash, layout: layout, streamed: streamed, pos: pos, delta: delta, want: want, content: content,
-		jobs:  make(chan *fastJob, inFlight),
-		order: make(chan *fastJob, inFlight),
-		free:  make(chan *fastJob, inFlight+2+maxConsumers),
-		stop:  make(chan struct{}),
+		inline: inline,
+		jobs:   make(chan *fastJob, inFlight),
+		order:  make(chan *fastJob, inFlight),
+		free:   make(chan *fastJob, inFlight+2+maxConsumers),
+		stop:   make(chan struct{}),
 	}
 	s.wg.Add(1 + workers)
 	go s.readLoop(pending)
@@ -135,6 +151,8 @@ func (s *fastStream) readLoop(pending uint32) {
 	dec := newDecoders()
 	defer dec.close()
 	var seq uint64
+	handed := make(chan struct{}) // the inline stream's "batch before": none
+	close(handed)
 	for {
 		job := s.job()
 		msg, err := readMessage(s.br, job.msg.body)
@@ -169,8 +187,23 @@ func (s *fastStream) readLoop(pending uint32) {
 		}
 		job.seq, job.err = seq, err
 		job.endpoints, job.errs = dicts[s.layout.dictIDs[s.pos[colEndpoint]]], dicts[s.layout.dictIDs[s.pos[colError]]]
-		job.done = make(chan struct{})
 		seq++
+		if s.inline {
+			// Damage too goes to a goroutine of Each, which stops there in
+			// stream order.
+			job.after, job.summed = handed, make(chan struct{})
+			handed = job.summed
+			select {
+			case s.jobs <- job:
+			case <-s.stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+			continue
+		}
+		job.done = make(chan struct{})
 		select {
 		case s.order <- job:
 		case <-s.stop:
@@ -559,13 +592,23 @@ func (r *Reader) nextFast() (*Batch, bool) {
 // notes how the stream ended when it has.
 func (r *Reader) takeFast() (*fastJob, bool) {
 	job, err, ok := r.fast.take()
-	if ok && err == nil && job.batch.Len == 0 && !r.skippedFirst && r.handed == 0 {
-		// The writer's first batch, which puts the schema out at once:
-		// checked like any other, handed out like none.
+	if ok && err == nil && r.firstEmpty(job) {
 		r.skippedFirst = true
 		r.fast.release(job)
 		job, err, ok = r.fast.take()
 	}
+	return r.handOut(job, err, ok)
+}
+
+// firstEmpty says job is the writer's first batch, which puts the schema
+// out at once: checked like any other, handed out like none.
+func (r *Reader) firstEmpty(job *fastJob) bool {
+	return job.batch.Len == 0 && !r.skippedFirst && r.handed == 0
+}
+
+// handOut numbers the next batch of the stream, or notes how the stream
+// ended (err, or !ok at its end). It runs in stream order.
+func (r *Reader) handOut(job *fastJob, err error, ok bool) (*fastJob, bool) {
 	switch {
 	case err != nil && errors.Is(err, ipcguard.ErrDamaged), err != nil && errors.Is(err, ErrChecksum):
 		r.Truncated = fmt.Errorf("results damaged after the last complete batch: %w", err)

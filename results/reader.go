@@ -308,13 +308,17 @@ func (r *Reader) Next() (b *Batch, ok bool) {
 
 // start starts the fast reader's goroutines at the first Next (or Each):
 // Only may still change what they decode until then.
-func (r *Reader) start() {
+func (r *Reader) start() { r.startWith(false) }
+
+// startWith starts the fast reader, inline for Each's goroutines to
+// decode its batches (eachInline), or with decoding workers of its own.
+func (r *Reader) startWith(inline bool) {
 	if r.started {
 		return
 	}
 	r.started = true
 	if f := r.fastFrom; f != nil {
-		r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.delta, r.want, !r.only)
+		r.fast = newFastStream(f.br, r.Meta.ScheduleHash, f.layout, f.pending, r.streamed, r.pos, r.delta, r.want, !r.only, inline)
 	}
 }
 
