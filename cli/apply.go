@@ -143,29 +143,27 @@ func newApply(e *env) *cobra.Command {
 
 // startCPUProfile profiles the process into path until stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return startWriting(path, pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // startTrace writes the runtime's execution trace into path until stop is
 // called.
 func startTrace(path string) (stop func(), err error) {
+	return startWriting(path, trace.Start, trace.Stop)
+}
+
+// startWriting creates path and starts a runtime recorder writing into it;
+// stop ends the recorder, then the file.
+func startWriting(path string, start func(io.Writer) error, end func()) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := trace.Start(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return func() { trace.Stop(); f.Close() }, nil
+	return func() { end(); f.Close() }, nil
 }
 
 // loadSchedule is apply's single seam to the plan: a .tplan is replayed as
