@@ -10,22 +10,48 @@ REPO="$(cd "$BENCH_DIR/.." && pwd)"
 GEN_CPU="${GEN_CPU:-0}"
 TARGET_CPU="${TARGET_CPU:-1}"
 
-# Kernel threads that may run anywhere and run long are moved off the
-# generator's core, as a benchmark host would isolate it: here that is
-# DAMON's kdamond (this VM's memory monitoring), whose bursts of 30-40 ms
-# at most of a core held back every generator pinned beside it (a perf
-# record of a 20k req/s run: kdamond.0 in ptep_test_and_clear_young for
-# 40 ms, the loop's sends late meanwhile). Needs root; where it cannot
-# move them it says so and the figures keep them.
+# Tasks that may run anywhere and run long or at a higher priority than the
+# generator are moved off the generator's core while the script runs, as a
+# benchmark host would isolate it, and let run anywhere again when it ends
+# (a watcher waits for the script, whatever traps it sets):
+# - DAMON's kdamond (this VM's memory monitoring), whose bursts of 30-40 ms
+#   held back every generator pinned beside it (a perf record of a 20k req/s
+#   run: kdamond.0 in ptep_test_and_clear_young for 40 ms, the loop's sends
+#   late meanwhile);
+# - every process at a negative nice value, such as this VM's agent (pid 1,
+#   process_api, nice -10), whose threads woke every 0.5 s and ran 2-10 ms
+#   on the generator's core: the ~1 s stalls of 4-8 ms in a 20k req/s run's
+#   send lag were its (perf record -e sched:sched_switch -C 0, matched to the
+#   stalls benchlag lists).
+# Needs root; where it cannot move them it says so and the figures keep them.
+# ISOLATE=0 leaves every task where it is.
+MOVED_TASKS=()
 isolate_generator_core() {
-  local pid comm
-  for pid in $(pgrep '^kdamond' 2>/dev/null); do
+  [[ "${ISOLATE:-1}" == 1 ]] || return 0
+  local pid comm ni
+  for pid in $(pgrep '^kdamond' 2>/dev/null) $(ps -eo pid=,ni= | awk '$2 ~ /^-[0-9]+$/ {print $1}'); do
+    [[ -r "/proc/$pid/comm" ]] || continue
     comm="$(cat "/proc/$pid/comm" 2>/dev/null)" || continue
-    if taskset -pc "$TARGET_CPU" "$pid" >/dev/null 2>&1; then
+    # Per-CPU kernel threads (kworker/0:1, ksoftirqd/0) cannot move; say nothing of them.
+    [[ "$comm" == */* ]] && continue
+    if taskset -a -pc "$TARGET_CPU" "$pid" >/dev/null 2>&1; then
+      MOVED_TASKS+=("$pid")
       log "moved $comm ($pid) to core $TARGET_CPU, off the generator's core $GEN_CPU"
     else
-      log "could not move $comm ($pid) off the generator's core $GEN_CPU: its bursts stay in the figures"
+      log "could not move $comm ($pid) off the generator's core $GEN_CPU: what it runs there stays in the figures"
     fi
+  done
+  ((${#MOVED_TASKS[@]})) || return 0
+  (restore_generator_core "$$" >/dev/null 2>&1 &)
+}
+
+# restore_generator_core lets the moved tasks run anywhere again once the
+# script (pid $1) has ended.
+restore_generator_core() {
+  while kill -0 "$1" 2>/dev/null; do sleep 0.5; done
+  local pid
+  for pid in "${MOVED_TASKS[@]}"; do
+    taskset -a -pc "0-$(($(nproc --all) - 1))" "$pid" >/dev/null 2>&1 || true
   done
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"strings"
 	"syscall"
@@ -37,6 +38,7 @@ func newApply(e *env) *cobra.Command {
 		shard   string
 		startAt string
 		cpuProf string
+		traceTo string
 		engine  string
 		// expectHash is the schedule the shard must run; startTolerance how
 		// late it may reach --start-at.
@@ -107,6 +109,13 @@ func newApply(e *env) *cobra.Command {
 				}
 				defer stop()
 			}
+			if traceTo != "" {
+				stop, err := startTrace(traceTo)
+				if err != nil {
+					return withCode(ExitInvalid, err)
+				}
+				defer stop()
+			}
 			return runAndReport(e, s, opt, runOutput{json: f.json, quiet: quiet, live: &lf})
 		},
 	}
@@ -126,6 +135,9 @@ func newApply(e *env) *cobra.Command {
 	// A developer's flag: profile the executor on a real run.
 	fl.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fl.MarkHidden("cpuprofile")
+	// And trace it: which goroutine ran on which thread, and when (go tool trace).
+	fl.StringVar(&traceTo, "trace", "", "write a Go execution trace of the run to this file")
+	_ = fl.MarkHidden("trace")
 	return cmd
 }
 
@@ -140,6 +152,20 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startTrace writes the runtime's execution trace into path until stop is
+// called.
+func startTrace(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { trace.Stop(); f.Close() }, nil
 }
 
 // loadSchedule is apply's single seam to the plan: a .tplan is replayed as
@@ -355,7 +381,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
-	prepareProcess(&opt)
+	defer prepareProcess(&opt)()
 	lv, err := startLive(e, s, &opt, out.live)
 	if err != nil {
 		return withCode(ExitInvalid, err)

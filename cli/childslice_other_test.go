@@ -6,5 +6,5 @@ import (
 	osexec "os/exec"
 )
 
-// startWithDefaultSlice starts cmd: only Linux takes a slice of one's own.
-func startWithDefaultSlice(cmd *osexec.Cmd) error { return cmd.Start() }
+// startOnNormalThread starts cmd: scheduling policies are Linux's.
+func startOnNormalThread(cmd *osexec.Cmd) error { return cmd.Start() }

@@ -40,7 +40,7 @@ func recordHAR(t *testing.T, url string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := startWithDefaultSlice(cmd); err != nil {
+	if err := startOnNormalThread(cmd); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()

@@ -186,7 +186,7 @@ func dashboardDOM(t *testing.T, chromium, url string) (dom, stderr string) {
 			"--virtual-time-budget=15000", "--dump-dom", url)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &chromeErr
-		err := startWithDefaultSlice(cmd)
+		err := startOnNormalThread(cmd)
 		if err == nil {
 			err = cmd.Wait()
 		}

@@ -8,18 +8,24 @@ import (
 )
 
 // prepareProcess makes the process-wide settings a run wants, which the
-// exec library leaves to its caller: at least two Ps, even on one core
-// (each of the loop engine's loops holds one, and the recorder needs its
-// own, at idle priority); short time slices for every thread, so a loop
-// waking for a due burst takes its core at once (slices_linux.go); and,
-// once the run's set-up is done, the heap the plan's loading and compiling
-// left behind returned to the OS, so the run's heap starts near its
-// working size (a long run would otherwise peak at whatever the start-up
-// left plus a run's worth of growth).
-func prepareProcess(opt *exec.Options) {
+// exec library leaves to its caller, and returns what undoes those that
+// outlive the run: at least two Ps, even on one core (each of the loop
+// engine's loops holds one, and the recorder needs its own, at idle
+// priority); once the run's set-up is done, the heap the plan's loading
+// and compiling left behind returned to the OS, so the run's heap starts
+// near its working size (a long run would otherwise peak at whatever the
+// start-up left plus a run's worth of growth); and, when the loop engine
+// is the one starting, every thread but the loops' own stepping back for
+// them (threads_linux.go) until the run is over.
+func prepareProcess(opt *exec.Options) (restore func()) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
-	shortenSlices()
-	opt.SetUp = func() { debug.FreeOSMemory() }
+	opt.SetUp = func(engine string) {
+		debug.FreeOSMemory()
+		if engine == exec.EngineLoop {
+			yieldToLoops()
+		}
+	}
+	return backToNormal
 }

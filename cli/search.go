@@ -145,7 +145,7 @@ func applySearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Dia
 	tplan := func(s *compile.Schedule) func(io.Writer) error {
 		return func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }
 	}
-	prepareProcess(&opt)
+	defer prepareProcess(&opt)()
 	so := search.Options{Exec: opt, TPlan: tplan, Log: log}
 	lv, err := startSearchLive(e, p, &so, out.live)
 	if err != nil {

@@ -9,8 +9,8 @@ func entryCookies(sc *plan.Scenario) string { return sc.Cookies }
 // Jar is where e's cookies are kept: CookiesSession, CookiesShared or
 // CookiesOff. An HTTP scenario's sessions keep a jar each unless the plan
 // says otherwise; an endpoint keeps none unless it says shared; a
-// WebSocket session keeps none (its HTTP steps and upgrade run on the
-// loop's WebSocket part, which has no jar; docs/plan.md says so).
+// WebSocket session keeps none (its upgrade sends no Cookie header, so its
+// HTTP steps keep none for it; docs/plan.md says so).
 func (e *Entry) Jar() string {
 	switch {
 	case e.Cookies == CookiesShared && !e.WebSocket:

@@ -77,15 +77,18 @@ type Options struct {
 	Observe func(row *results.Row, ok bool)
 	// SetUp, when set, is called once the run is set up (connections
 	// warm, results file and recorder ready), just before the engine
-	// starts and within the lead the clock leaves for it (startLead): the
-	// place for process-wide settings, which exec leaves to its caller.
-	// tressi's CLI returns what loading and compiling the plan and
+	// starts and within the lead the clock leaves for it (startLead), with
+	// the name of the engine about to start (EngineLoop, EngineFasthttp):
+	// the place for process-wide settings, which exec leaves to its
+	// caller. tressi's CLI returns what loading and compiling the plan and
 	// setting up the run left behind to the OS there (debug.FreeOSMemory),
 	// so the heap starts at its working size and the first collection
-	// comes when that doubles, not in the run's first second. The loop engine also needs GOMAXPROCS of 2 or more (each
-	// loop holds a P; the recorder needs one of its own, even on one
-	// core): Run refuses less.
-	SetUp func()
+	// comes when that doubles, not in the run's first second; and for the
+	// loop engine it makes every thread but the loops' own step back for
+	// them (cli/threads_linux.go). The loop engine also needs GOMAXPROCS
+	// of 2 or more (each loop holds a P; the recorder needs one of its
+	// own, even on one core): Run refuses less.
+	SetUp func(engine string)
 	// Watch, when set, is asked on every monitor tick (250 ms) whether the
 	// run must stop: a non-empty answer ends it early with that reason, as
 	// a live threshold would, whatever thresholds.abort says. now is the

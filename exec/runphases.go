@@ -208,7 +208,7 @@ func (r *runState) openResults() error {
 		}
 	}
 	if opt.SetUp != nil {
-		opt.SetUp()
+		opt.SetUp(eng.Name())
 	}
 	return nil
 }

@@ -275,6 +275,7 @@ target "chat" {
   url = "ws://%[1]s"
 }
 scenario "s" {
+  %[2]s
   step "login" {
     target  = "api"
     method  = "POST"
@@ -302,10 +303,18 @@ load {
 // A session's HTTP steps ride the loop's pool: 20 sessions log in over
 // the api target's 2 connections, kept alive from one login to the next,
 // so the server sees the logins come over no more than 2 connections,
-// and every session still logs in and upgrades with its own token.
+// and every session still logs in and upgrades with its own token. So
+// they do with connection = "session": a WebSocket session's own
+// connection is its WebSocket one.
 func TestWSHTTPLoginReusesPooledConnections(t *testing.T) {
+	for _, conn := range []string{"", `connection = "session"`} {
+		t.Run(fmt.Sprintf("%q", conn), func(t *testing.T) { testPooledLogin(t, conn) })
+	}
+}
+
+func testPooledLogin(t *testing.T, conn string) {
 	ls := startLoginServer(t, nil)
-	s := compilePlan(t, fmt.Sprintf(pooledLoginPlan, ls.addr), nil)
+	s := compilePlan(t, fmt.Sprintf(pooledLoginPlan, ls.addr, conn), nil)
 	rows, sum, dir := runWS(t, s)
 	checkSessionRows(t, s, rows)
 	if p := readMeta(t, dir).Protocols; p["api"]["http/1.1"] > 2 || p["chat"]["websocket"] != s.Count {

@@ -189,8 +189,8 @@ type ljob struct {
 	st   *run.Step
 	sess int32
 	own  bool
-	// ws: st is a WebSocket session's HTTP step (before its connect), and
-	// sess that session's id in the loop's WebSocket part.
+	// ws: st is an HTTP step of a WebSocket scenario (before its connect),
+	// which answers once: no redirects, digest answers or cookies.
 	ws    bool
 	retry bool // it goes out again, on a fresh connection (see fail)
 	// auth: a digest challenge was answered; what its first exchange left.

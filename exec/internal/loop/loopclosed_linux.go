@@ -27,6 +27,7 @@ func (l *evloop) runClosed() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer sys.TimerSlack(napSlack)()
+	defer sys.LatencySlice(loopSlice)()
 	l.startRing()
 	d := &l.closedUsers
 	d.active = len(d.users)
@@ -42,15 +43,10 @@ func (l *evloop) runClosed() {
 			}
 			l.fireTimers()
 		}
-		wake := burst.Wake(l.nextWake())
-		if l.ws != nil {
-			l.ws.expire()
-			wake = l.ws.nextWake(wake)
-		}
 		if d.active == 0 && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 && (l.ws == nil || l.ws.idle()) {
 			return
 		}
-		l.poll(wake)
+		l.poll(burst.Wake(l.nextWake()))
 	}
 }
 

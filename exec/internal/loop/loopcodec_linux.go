@@ -90,10 +90,7 @@ func (l *evloop) render(dst []byte, j *ljob) []byte {
 	l.enc.vals.Slot = j.k
 	l.enc.vals.Row = l.ex.S.Row(int(j.entry), j.k)
 	l.enc.vals.Captured = nil
-	switch {
-	case j.ws:
-		l.enc.vals.Captured = l.ws.sess[j.sess].cap.Values
-	case j.st != nil:
+	if j.st != nil {
 		l.enc.vals.Captured = l.sessions[j.sess].cap.Values
 	}
 	return l.enc.render(dst, j.pr)

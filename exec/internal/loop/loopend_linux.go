@@ -76,8 +76,6 @@ func (l *evloop) releaseAnswered(c *lconn, keepConn bool) {
 // jobDone hands what follows a finished job to its driver.
 func (l *evloop) jobDone(j *ljob, done int64, answered bool) {
 	switch {
-	case j.ws:
-		l.ws.httpJobDone(j, done, answered)
 	case j.st != nil:
 		l.sessionDone(j, done, answered)
 	case j.user >= 0:
@@ -174,10 +172,7 @@ func (l *evloop) recordAnswer(j *ljob, sent, done, out, in, connect int64, resp 
 	}
 	l.sink.Keep(row, done)
 	l.keepCookies(j, resp)
-	switch {
-	case j.ws:
-		l.ws.httpAnswered(j, resp)
-	case j.st != nil:
+	if j.st != nil {
 		l.sessionCapture(j, resp)
 	}
 	l.endChain(j)

@@ -2,10 +2,12 @@ package loop
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/tressi/tressi/compile"
 	"github.com/tressi/tressi/exec/internal/drive"
 	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/exec/internal/sys"
 )
 
 // openDriver is the open model's part of a loop: the slots this loop
@@ -41,6 +43,9 @@ func (d *openDriver) init(ex *run.Executor, src compile.SlotSource, loop, loops 
 // next step became ready are exact; the wait shows as send lag).
 func (l *evloop) runOpen() {
 	defer l.finish()
+	runtime.LockOSThread() // the thread is the loop's for the run (see loopSlice)
+	defer runtime.UnlockOSThread()
+	defer sys.LatencySlice(loopSlice)()
 	d := &l.open
 	d.advance()
 	burst := drive.NewBurstClock()
@@ -69,17 +74,10 @@ func (l *evloop) runOpen() {
 			}
 			l.fireTimers() // what the slots set for now (a dial refused at once)
 		}
-		wake := burst.Wake(l.nextDue())
-		if l.ws != nil {
-			l.ws.expire()
-			if !d.hasNext && l.ws.idle() && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
-				return
-			}
-			wake = l.ws.nextWake(wake)
-		} else if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 {
+		if !d.hasNext && l.busy == 0 && l.queued == 0 && l.liveSessions == 0 && (l.ws == nil || l.ws.idle()) {
 			return
 		}
-		l.poll(wake)
+		l.poll(burst.Wake(l.nextDue()))
 	}
 }
 

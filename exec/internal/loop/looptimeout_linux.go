@@ -77,16 +77,17 @@ func (l *evloop) queueTimeout(t *ltarget) {
 	}
 }
 
-// dropQueued records the jobs still waiting for a connection as not sent:
-// after a stop nothing new starts.
+// dropQueued records the jobs and WebSocket sessions still waiting for a
+// connection as not sent: after a stop nothing new starts.
 func (l *evloop) dropQueued() {
 	for _, t := range l.targets {
+		if l.ws != nil {
+			l.ws.expireQueued(t, true)
+		}
 		for t.queue.Len() > 0 {
 			j := t.queue.Pop()
 			l.queued--
 			switch {
-			case j.ws:
-				l.ws.httpDropped(&j)
 			case j.st != nil:
 				l.dropSessionJob(&j)
 			case j.user >= 0:

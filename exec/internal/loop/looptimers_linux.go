@@ -4,8 +4,9 @@ import "github.com/tressi/tressi/exec/internal/drive"
 
 // The loop's timer heap: everything that waits for an instant, in one
 // order. Closed-model users (think time, max_rate), HTTP sessions' next
-// steps, connections' dial and request deadlines, the first job of each
-// target's queue, and WebSocket sessions' timers are entries of one heap,
+// steps, connections' dial and request deadlines, the first job and the
+// first WebSocket session of each target's queues (one entry, the earlier
+// of the two), and WebSocket sessions' timers are entries of one heap,
 // fired in the loop's bursts (drive.BurstClock, one quantum apart at
 // most), in both models.
 //
@@ -28,7 +29,7 @@ const (
 	timerUser    = iota // a closed-model user's next request
 	timerSession        // an HTTP session's next step
 	timerConn           // a connection's connect or request deadline
-	timerQueue          // the deadline of the job first in a target's queue
+	timerQueue          // the deadline of the job or WebSocket session first in a target's queues
 	timerWS             // a WebSocket session's timer (wstimers_linux.go)
 )
 
@@ -61,7 +62,7 @@ func (l *evloop) armConn(c *lconn, at int64) {
 	l.timers.Push(at, timer{kind: timerConn, id: c.id})
 }
 
-// armQueue makes sure t's queue is looked at by at.
+// armQueue makes sure t's queues are looked at by at.
 func (l *evloop) armQueue(t *ltarget, at int64) {
 	if t.timerAt >= 0 && t.timerAt <= at {
 		return
@@ -125,6 +126,9 @@ func (l *evloop) fire(at int64, t timer) {
 		if q := l.targets[t.id]; q.timerAt == at {
 			q.timerAt = -1
 			l.queueTimeout(q)
+			if l.ws != nil {
+				l.ws.expireQueued(q, false)
+			}
 		}
 	case timerWS:
 		l.ws.fired(at, t)

@@ -14,6 +14,13 @@ import (
 // timeout gets a `timeout` connect row, and the rest of its rows
 // `ws_closed`, as a session whose upgrade was not answered in time. Like
 // the HTTP loop, each loop holds its share of the cap.
+//
+// The queue is its target's second, beside the HTTP jobs' (jobQueue): the
+// same FIFO, and the same timer, the target's one entry in the loop's
+// heap (armQueue), set for the earlier of the two heads' deadlines. They
+// stay two queues because they wait for different things: a job for a
+// pooled connection, a session for a place under the cap that only a
+// session's end frees, so neither may wait behind the other.
 
 // wsQueued is a session waiting for a connection.
 type wsQueued struct {
@@ -40,6 +47,9 @@ func (l *wsLoop) admit(k uint64, p *run.Program, due int64, user int32) {
 	}
 	t.wsQueue.Push(wsQueued{k: k, prog: p, due: due, user: user})
 	l.queued++
+	if t.wsQueue.Len() == 1 {
+		l.host.armQueue(t, l.expiry(t.wsQueue.Peek()))
+	}
 }
 
 // refill starts queued sessions while t has room. Starts that fail at once
@@ -66,43 +76,39 @@ func (l *wsLoop) refill(t *ltarget) {
 	l.refilling = false
 }
 
+// dequeue takes the first session of t's queue, and arms the queue's
+// timer for the next one's expiry.
 func (l *wsLoop) dequeue(t *ltarget) wsQueued {
 	l.queued--
-	return t.wsQueue.Pop()
+	q := t.wsQueue.Pop()
+	if t.wsQueue.Len() > 0 {
+		l.host.armQueue(t, l.expiry(t.wsQueue.Peek()))
+	}
+	return q
 }
 
-// expireQueued records the sessions at the head of their target's queue
-// whose connect timeout passed while they waited, and as not sent those
-// whose closed-model user's time is up and, once the run stops, every
-// queued session. A session behind one with a longer
-// timeout (another scenario's, on the same target) is recorded when it
-// reaches the head: its row is the same, only written later.
-func (l *wsLoop) expireQueued() {
-	stopping := l.ex.Stopping()
-	for _, t := range l.targets {
-		for t.wsQueue.Len() > 0 && (stopping || l.expiry(t.wsQueue.Peek()) <= l.now) {
-			q := l.dequeue(t)
-			if stopping || l.now >= l.userDeadline(q.user) {
-				l.notSentSession(q.k, q.prog.Entry, q.due)
-				l.userFree(q.user, l.now)
-			} else {
-				l.queueTimeout(q)
-			}
+// expireQueued follows t's queue timer (stopping: the run's stop): it
+// records the sessions at the head of t's queue whose connect timeout
+// passed while they waited, and as not sent those whose closed-model
+// user's time is up and, once the run stops, every queued session; then
+// arms the timer for the next. A session behind one with a longer timeout
+// (another scenario's, on the same target) is recorded when it reaches the
+// head: its row is the same, only written later.
+func (l *wsLoop) expireQueued(t *ltarget, stopping bool) {
+	for t.wsQueue.Len() > 0 {
+		if at := l.expiry(t.wsQueue.Peek()); !stopping && l.now < at {
+			l.host.armQueue(t, at)
+			return
+		}
+		l.queued--
+		q := t.wsQueue.Pop()
+		if stopping || l.now >= l.userDeadline(q.user) {
+			l.notSentSession(q.k, q.prog.Entry, q.due)
+			l.userFree(q.user, l.now)
+		} else {
+			l.queueTimeout(q)
 		}
 	}
-}
-
-// nextQueueDeadline is the earliest head-of-queue expiry, -1 without one.
-func (l *wsLoop) nextQueueDeadline() int64 {
-	at := int64(-1)
-	for _, t := range l.targets {
-		if t.wsQueue.Len() > 0 {
-			if d := l.expiry(t.wsQueue.Peek()); at < 0 || d < at {
-				at = d
-			}
-		}
-	}
-	return at
 }
 
 // queueTimeout records a session that waited for a connection past its
@@ -134,19 +140,17 @@ func (l *wsLoop) stopSending(s *wsSession) bool {
 // when sending must stop: each records what it has left as not sent and
 // closes, instead of holding its connection to the end of the pause.
 // Sessions waiting for an answer go on waiting: the answer, its timeout or
-// the abort after the grace ends them.
+// the abort after the grace ends them. Sessions in their HTTP steps are
+// the host's sessions until the connect: the host wakes those once the run
+// stops (fireTimers).
 func (l *wsLoop) cutAll() {
 	if l.cutting || (!l.halt.Stopping && !l.halt.PastEnd) {
 		return
 	}
 	l.cutting = true
 	for _, s := range l.sess {
-		switch {
-		case s.prog == nil:
-		case s.state == wsOpen && !s.blocked:
+		if s.prog != nil && s.state == wsOpen && !s.blocked {
 			l.step(s)
-		case s.state == wsHTTPWait:
-			l.httpNext(s)
 		}
 	}
 }

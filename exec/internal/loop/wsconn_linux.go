@@ -31,7 +31,46 @@ func (l *wsLoop) startSession(k uint64, p *run.Program, due int64, user int32) {
 	l.active++
 	s.t.wsLive++
 	if p.Connect > 0 {
-		l.httpNext(s) // HTTP steps first (wsprelude_linux.go)
+		// HTTP steps first (a login): they run as an HTTP session of the
+		// host's, on its pool (loopsession_linux.go), which hands the
+		// session back at the connect (afterHTTP).
+		s.state = wsHTTP
+		l.host.runSteps(k, p, user, due, s.deadline, s.id, p.Connect)
+		return
+	}
+	l.dialWS(s)
+}
+
+// takeBack takes over what h, the host's session that ran the HTTP steps
+// of its WebSocket session, leaves: its cursor, its captures (their
+// buffers swapped, so neither allocates), when the connect became ready
+// (its last answer plus think), whether a step failed and whether a stop
+// cut it.
+func (l *wsLoop) takeBack(h *lsession) *wsSession {
+	s := l.sess[h.ws]
+	s.i, s.j, s.ready = h.step, h.rep, h.ready
+	s.cap, h.cap = h.cap, s.cap
+	s.failed = s.failed || h.failed
+	s.cut = h.cut
+	return s
+}
+
+// afterHTTP goes on with a session whose HTTP steps are done: its
+// WebSocket connection, scheduled from when the connect became ready; or,
+// cut by a stop, every row left recorded as not sent. A connect whose
+// headers or path need a value no step captured is capture_failed, and the
+// session's other rows ws_closed.
+func (l *wsLoop) afterHTTP(s *wsSession, cut bool) {
+	l.now = l.ex.Clock.Now()
+	if cut || l.stopSending(s) {
+		l.restRows(s, results.NotSent)
+		l.endSession(s)
+		return
+	}
+	s.state, s.wakeAt = wsDialing, -1
+	s.connSched = s.ready
+	if st := s.prog.ConnectStep(); !s.cap.HasAll(st.Needs) {
+		l.connectFailed(s, st, results.CaptureFailed)
 		return
 	}
 	l.dialWS(s)

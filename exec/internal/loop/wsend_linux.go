@@ -79,8 +79,8 @@ func (l *wsLoop) connLost(s *wsSession, kind results.ErrorKind, why error) {
 		l.connectFailed(s, s.prog.ConnectStep(), kind)
 		return
 	}
-	if s.state == wsHTTPBusy {
-		return // its HTTP step's job is the loop's: the job's end goes on
+	if s.state == wsHTTP {
+		return // its HTTP steps are the host's session's: their end goes on (afterHTTP)
 	}
 	if l.ex.Aborted.Load() {
 		kind = results.Interrupted

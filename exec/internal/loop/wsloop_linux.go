@@ -34,8 +34,7 @@ type wsLoop struct {
 	rbuf    []byte
 	cipher  []byte // a TLS session's bytes as read, before its transport takes them
 	scratch []byte
-	frame   []byte    // a frame being built (or an HTTP step's request)
-	enc     h1Encoder // renders the requests of HTTP steps before a connect
+	frame   []byte // a frame being built, or the upgrade request
 	rng     *rand.ChaCha8
 	targets []*ltarget  // the host's
 	marks   bool        // some step marks its frames: scan incoming frames for marks
@@ -65,8 +64,7 @@ type wsLoop struct {
 const (
 	wsDialing     = iota
 	wsHandshaking // TLS (wss://): the transport's handshake runs
-	wsHTTPWait    // before the connect: between HTTP steps (wsprelude_linux.go)
-	wsHTTPBusy    // before the connect: an HTTP step's job is the loop's
+	wsHTTP        // before the connect: its HTTP steps run as the host's session (startSession)
 	wsUpgrading
 	wsOpen
 	wsClosing // our close frame sent, awaiting the server's
@@ -89,14 +87,11 @@ type wsSession struct {
 	closing bool // the close step is outstanding
 	cut     bool // sending stopped for it: its rest was recorded as not sent
 	failed  bool // some row was not ok
-	// dispatching: httpNext is handing its HTTP step's job to the loop
-	// (wsprelude_linux.go).
-	dispatching bool
-	id          int32
-	fd          int
-	k           uint64
-	prog        *run.Program
-	tr          run.Transport // wss://: TLS between the socket and the frames; nil for ws://
+	id      int32
+	fd      int
+	k       uint64
+	prog    *run.Program
+	tr      run.Transport // wss://: TLS between the socket and the frames; nil for ws://
 
 	// The program cursor: step i, repeat j; inside a for_each at i,
 	// iteration fe, nested step fi, repeat fj (fe < 0: not inside).
@@ -162,7 +157,6 @@ func newWSLoop(ex *run.Executor, host *evloop, progs []*run.Program, i int) *wsL
 		rbuf: make([]byte, 64<<10), targets: host.targets, marks: marks, tag: ex.RunTag,
 		rng: rand.NewChaCha8([32]byte{byte(i), byte(ex.S.Seed), byte(ex.S.Seed >> 8), 0x77, 0x73})}
 	l.vals.Seed = ex.S.Seed
-	l.enc.vals.Seed = ex.S.Seed
 	return l
 }
 
@@ -202,26 +196,8 @@ func (l *wsLoop) slot(k uint64, e int, due int64, stopping bool) {
 	l.admit(k, l.progs[e], due, -1)
 }
 
-// expire ends the waits for a connection that are over.
-func (l *wsLoop) expire() {
-	if l.queued > 0 {
-		l.expireQueued()
-	}
-}
-
 // idle: no session runs or waits for a connection.
 func (l *wsLoop) idle() bool { return l.active == 0 && l.queued == 0 }
-
-// nextWake is the earliest instant the part must wake for: the timers'
-// burst (burst.Wake of the host's next timer) or a queued session's
-// expiry, -1 for none.
-func (l *wsLoop) nextWake(burst int64) int64 {
-	wake := burst
-	if d := l.nextQueueDeadline(); d >= 0 && (wake < 0 || d < wake) {
-		wake = d
-	}
-	return wake
-}
 
 // waitFor bounds the host's wait: replies, pings and closes are read at
 // least every scanEvery while sessions run.

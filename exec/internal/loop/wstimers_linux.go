@@ -14,12 +14,8 @@ import (
 // armTimer puts the session's next instant (pause end, earliest await
 // deadline) in the timer heap.
 func (l *wsLoop) armTimer(s *wsSession) {
-	switch s.state {
-	case wsHTTPWait:
-		l.setTimer(s, s.wakeAt)
-		return
-	case wsHTTPBusy:
-		return // its job times out in the loop (looptimeout_linux.go)
+	if s.state == wsHTTP {
+		return // its HTTP steps wait in the host's heap, as its session's
 	}
 	at := int64(-1)
 	if !s.blocked && s.wakeAt > l.now {
@@ -77,10 +73,7 @@ func (l *wsLoop) timeout(s *wsSession) {
 		}
 		l.connectFailed(s, s.prog.ConnectStep(), results.ConnectTimeout)
 		return
-	case wsHTTPWait:
-		l.httpNext(s)
-		return
-	case wsHTTPBusy:
+	case wsHTTP:
 		return
 	case wsUpgrading:
 		if end := s.upgradeEnd(); l.now < end {

@@ -15,15 +15,15 @@ import (
 // per run (requests prepared, regexes compiled, JSON paths parsed) into
 // flat slices that every session shares read-only, keeping only a cursor
 // into them, and every engine executes it: the loop's HTTP sessions
-// (loopsession_linux.go, grpcstream_linux.go) and WebSocket sessions
-// (wsstep_linux.go, wsprelude_linux.go), the fasthttp engine's runner
-// (fast/session.go).
+// (loopsession_linux.go, grpcstream_linux.go; a WebSocket scenario's HTTP
+// steps before its connect too) and WebSocket sessions (wsstep_linux.go),
+// the fasthttp engine's runner (fast/session.go).
 type Program struct {
 	Entry    int
 	Name     string
 	Steps    []Step
 	Captures int  // capture slots of a session
-	OwnConn  bool // connection = "session": each session dials its own
+	OwnConn  bool // connection = "session": each session dials its own (never a WebSocket scenario's HTTP steps)
 	// A WebSocket scenario's connect step: its target (-1: no connect)
 	// and its index (HTTP steps come before it).
 	Target, Connect int
@@ -83,7 +83,8 @@ type programCompiler struct {
 // newProgram compiles entry i, a scenario.
 func newProgram(ex *Executor, i int, schemas map[int]*schema.Schema) (*Program, error) {
 	e := &ex.S.Entries[i]
-	p := &Program{Entry: i, Name: e.Name, OwnConn: e.Connection == compile.ConnectionSession, Target: -1}
+	own := e.Connection == compile.ConnectionSession && !e.WebSocket // a WebSocket session's HTTP steps use the pool
+	p := &Program{Entry: i, Name: e.Name, OwnConn: own, Target: -1}
 	pc := programCompiler{ex: ex, p: p, schemas: schemas}
 	steps, err := pc.steps(e.Steps)
 	if err != nil {

@@ -221,6 +221,23 @@ func TimerSlack(ns int) (restore func()) {
 	return func() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0) }
 }
 
+// LatencySlice makes the calling thread SCHED_OTHER (whatever policy it
+// had, SCHED_BATCH included) with a time slice of ns (sched_attr's
+// sched_runtime, Linux 6.12 and later; 0: the default), keeping its nice
+// value, and returns what puts its old policy and slice back; the thread
+// must be locked (LockOSThread). Best effort: where the kernel refuses,
+// the thread stays as it was.
+func LatencySlice(ns uint64) (restore func()) {
+	cur, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		return func() {}
+	}
+	if unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL, Nice: cur.Nice, Runtime: ns}, 0) != nil {
+		return func() {}
+	}
+	return func() { _ = unix.SchedSetAttr(0, cur, 0) }
+}
+
 // stampSocket asks the kernel to stamp what fd receives.
 func stampSocket(fd int) error {
 	err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING,

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	osexec "os/exec"
+	"runtime"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func policyOf(t *testing.T, tid int) uint32 {
+	a, err := unix.SchedGetAttr(tid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Policy
+}
+
+// newThreadPolicies makes n threads (goroutines locked to threads of their
+// own) and returns the policy each started with.
+func newThreadPolicies(t *testing.T, n int) []uint32 {
+	var ready, done sync.WaitGroup
+	release := make(chan struct{})
+	got := make([]uint32, n)
+	ready.Add(n)
+	done.Add(n)
+	for i := range n {
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			got[i] = policyOf(t, 0)
+			ready.Done()
+			<-release // keep the thread, so the next goroutine needs another
+		}()
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
+	return got
+}
+
+// TestThreadsYieldToLoopsAndComeBack: for a loop run every thread is
+// SCHED_BATCH, those running then and those the runtime makes afterwards;
+// after it, SCHED_OTHER again.
+func TestThreadsYieldToLoopsAndComeBack(t *testing.T) {
+	yieldToLoops()
+	defer backToNormal()
+	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
+		t.Skipf("this kernel keeps the threads at policy %d", p)
+	}
+	for i, p := range newThreadPolicies(t, 8) {
+		if p != unix.SCHED_BATCH {
+			t.Errorf("during the run, new thread %d has policy %d, want SCHED_BATCH", i, p)
+		}
+	}
+	backToNormal()
+	if p := policyOf(t, 0); p != unix.SCHED_NORMAL {
+		t.Errorf("after the run this thread has policy %d, want SCHED_OTHER", p)
+	}
+	for i, p := range newThreadPolicies(t, 8) {
+		if p != unix.SCHED_NORMAL {
+			t.Errorf("after the run, new thread %d has policy %d, want SCHED_OTHER", i, p)
+		}
+	}
+}
+
+// A child started by startOnNormalThread is SCHED_OTHER even during a loop
+// run; one started plainly then inherits SCHED_BATCH (which is why
+// Chromium is started so).
+func TestChildrenStartOnNormalThreads(t *testing.T) {
+	runtime.LockOSThread() // so the plain start forks from a thread known to be batch
+	defer runtime.UnlockOSThread()
+	yieldToLoops()
+	defer backToNormal()
+	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
+		t.Skipf("this kernel keeps the threads at policy %d", p)
+	}
+	child := func(start func(*osexec.Cmd) error) uint32 {
+		cmd := osexec.Command("sleep", "5")
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		return policyOf(t, cmd.Process.Pid)
+	}
+	if p := child(startOnNormalThread); p != unix.SCHED_NORMAL {
+		t.Errorf("started on a normal thread, the child has policy %d, want SCHED_OTHER", p)
+	}
+	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
+		t.Fatalf("this thread has policy %d", p)
+	}
+	if p := child((*osexec.Cmd).Start); p != unix.SCHED_BATCH {
+		t.Errorf("started plainly, the child has policy %d, want the run's SCHED_BATCH", p)
+	}
+}
