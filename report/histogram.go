@@ -52,9 +52,12 @@ func ms(ns int64) float64 { return float64(ns) / 1e6 }
 // The time series keeps one per second of the run; a dense HDR histogram
 // (37 KB each) would make an hour-long run cost 130 MB, this one a few KB a
 // second.
+//
+// It keeps no count of its own: its owner counts what it records (a
+// second's completed requests) and passes that to quantile, so recording
+// is one increment.
 type compactHistogram struct {
 	blocks [64]*[subBuckets]uint32
-	count  uint32
 }
 
 const (
@@ -64,24 +67,22 @@ const (
 
 // slot maps v >= 0 to (power-of-two block, sub-bucket): values below 128 are
 // exact, others keep their top 8 bits.
+// Branch-free: a value of n >= 8 bits is shifted right by n-8 into
+// [128, 256), which with shift·128 added is block·128 + sub-bucket (the
+// same flat index as the HDR histogram's; below 256, shift 0, the value).
 func (h *compactHistogram) slot(v int64) (int, int) {
 	u := uint64(v)
-	n := bits.Len64(u)
-	if n <= subBucketBits {
-		return 0, int(u)
-	}
-	shift := n - subBucketBits - 1
-	return shift + 1, int(u>>shift) - subBuckets
+	shift := bits.Len64(u|(1<<(subBucketBits+1)-1)) - subBucketBits - 1
+	flat := shift<<subBucketBits + int(u>>shift)
+	return flat >> subBucketBits, flat & (subBuckets - 1)
 }
 
 func (h *compactHistogram) record(v int64) {
 	b, s := h.slot(v)
-	blk := h.blocks[b]
-	if blk == nil {
-		blk = h.block(b)
+	if h.blocks[b] == nil {
+		h.block(b)
 	}
-	blk[s]++
-	h.count++
+	h.blocks[b][s]++
 }
 
 // block makes block b; apart from record so that record is inlined.
@@ -91,12 +92,12 @@ func (h *compactHistogram) block(b int) *[subBuckets]uint32 {
 }
 
 // quantile returns the upper edge of the bucket holding the q-th fraction
-// (nearest rank), within 1/128 of the true value.
-func (h *compactHistogram) quantile(q float64) int64 {
-	if h.count == 0 {
+// (nearest rank) of the n values recorded, within 1/128 of the true value.
+func (h *compactHistogram) quantile(q float64, n int64) int64 {
+	if n == 0 {
 		return 0
 	}
-	rank := uint64(math.Ceil(q * float64(h.count)))
+	rank := uint64(math.Ceil(q * float64(n)))
 	rank = max(rank, 1)
 	var seen uint64
 	for b, blk := range h.blocks {

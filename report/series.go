@@ -30,16 +30,26 @@ const nsPerSecond = int64(1e9)
 // add counts one request ending (or, without a response, due) at ns after
 // run start; lat < 0 means no response.
 func (s *series) add(at, lat int64, ok bool) {
-	if at < s.curStart || at >= s.curEnd { // the zero series has curEnd 0
-		s.seek(max(at, 0))
+	s.at(at).add(lat, ok)
+}
+
+// at is the second holding ns after run start; small enough to be inlined
+// into the report's row loop, which calls it for every row.
+func (s *series) at(ns int64) *secondTally {
+	if ns < s.curStart || ns >= s.curEnd { // the zero series has curEnd 0
+		s.seek(max(ns, 0))
 	}
-	sec := s.cur
+	return s.cur
+}
+
+// add counts one request of the second; lat < 0 means no response.
+func (t *secondTally) add(lat int64, ok bool) {
 	if lat >= 0 {
-		sec.completed++
-		sec.latency.record(lat)
+		t.completed++
+		t.latency.record(lat)
 	}
 	if !ok {
-		sec.errors++
+		t.errors++
 	}
 }
 
@@ -65,7 +75,7 @@ func (s *series) seconds() []Second {
 		started = true
 		out = append(out, Second{
 			T: int64(i), Completed: t.completed, Errors: t.errors,
-			P50Ms: ms(t.latency.quantile(0.50)), P99Ms: ms(t.latency.quantile(0.99)),
+			P50Ms: ms(t.latency.quantile(0.50, t.completed)), P99Ms: ms(t.latency.quantile(0.99, t.completed)),
 		})
 	}
 	return out

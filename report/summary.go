@@ -362,7 +362,12 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 		if ok {
 			ep.ok++
 		}
-		t.series.add(end, lat, ok)
+		sec := t.series.at(end)
+		sec.completed++
+		sec.latency.record(lat)
+		if !ok {
+			sec.errors++
+		}
 		if sc := t.scnOf[ei]; sc >= 0 {
 			if err := t.sessions.add(sc, b.Slot[i], due, end, ok); err != nil {
 				return fmt.Errorf("row %d: %w", b.Row+int64(i), err)

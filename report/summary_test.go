@@ -94,7 +94,7 @@ func TestCompactHistogramWithinOnePercent(t *testing.T) {
 		sorted = append(sorted, v)
 	}
 	for _, q := range []float64{0.01, 0.5, 0.9, 0.99, 1} {
-		got, want := float64(h.quantile(q)), rank(sorted, q)*1e6
+		got, want := float64(h.quantile(q, int64(len(sorted)))), rank(sorted, q)*1e6
 		if math.Abs(got-want)/want > 0.01 {
 			t.Errorf("q%v = %v, want %v within 1%%", q, got, want)
 		}

@@ -79,7 +79,6 @@ func (h *compactHistogram) merge(o *compactHistogram) {
 			mine[s] += c
 		}
 	}
-	h.count += o.count
 }
 
 // merge folds another tracker's sessions into st: rows of one session
