@@ -228,8 +228,10 @@ func TestDashboardOfASearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The linger outlasts a busy machine's slow start of Chromium (CI's
+	// other packages test beside it), and its tries again.
 	stderr, wait := applyLive(t, "testdata/search/search.hcl", "-var", "base_url=http://"+addr, "--dashboard=:0", "--metrics=127.0.0.1:0",
-		"--dashboard-linger=6s", "--json", "-o", filepath.Join(t.TempDir(), "run"))
+		"--dashboard-linger=20s", "--json", "-o", filepath.Join(t.TempDir(), "run"))
 	url := waitForURL(t, stderr)
 	metricsURL := regexp.MustCompile(`Metrics: (http://\S+/metrics)`).FindStringSubmatch(stderr.String())
 	if metricsURL == nil {
@@ -266,7 +268,11 @@ func TestDashboardOfASearch(t *testing.T) {
 	}
 	var dom string
 	if chromium, err := osexec.LookPath("chromium"); err == nil {
-		dom, _ = dashboardDOM(t, chromium, url) // while the page lingers
+		var chromeErr string
+		dom, chromeErr = dashboardDOM(t, chromium, url) // while the page lingers
+		if !strings.Contains(dom, `data-state="ended"`) {
+			t.Fatalf("the page did not draw the search's end (%s); chromium said:\n%s", regexp.MustCompile(`<body[^>]*>`).FindString(dom), chromeErr)
+		}
 	}
 	code, out := wait()
 	if code != ExitOK && code != ExitThresholds {
