@@ -107,9 +107,6 @@ type evloop struct {
 	// into before taking them: one buffer per loop, since the transport
 	// takes every byte at once.
 	cipher []byte
-	// sending: connections whose sends wait in the ring for the next
-	// wait's submission (loopring_linux.go).
-	sending []*lconn
 	// ws is the loop's WebSocket sessions, nil in a plan without any:
 	// their sockets are in the loop's epoll set (ids with wsBit), their
 	// timers fire in its bursts, their rows go to its sink.
@@ -386,7 +383,6 @@ func (l *evloop) poll(wake int64) {
 			timeout = 0
 		}
 	}
-	l.stampSends()
 	n, err := l.p.Wait(max(timeout, 0))
 	l.napIdle = napped && n == 0 && len(l.p.Done) == 0
 	if err != nil {

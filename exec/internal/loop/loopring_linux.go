@@ -54,30 +54,13 @@ func (l *evloop) toRing(c *lconn) {
 	}
 }
 
-// ringSend queues c's request on the ring; its bytes stay in c.pending
-// until the send's completion (ringSent). The sent instant is stamped
-// again when the send is submitted (stampSends).
+// ringSend submits c's request to the ring; its bytes stay in c.pending
+// until the send's completion (ringSent). The sent instant is the one
+// stamped before: the send reaches the kernel at once.
 func (l *evloop) ringSend(c *lconn) {
 	if err := l.p.Send(c.id, c.pending); err != nil {
 		l.fail(c, err)
-		return
 	}
-	l.sending = append(l.sending, c)
-}
-
-// stampSends sets the sent instant of the requests about to be submitted:
-// they reach the kernel in the wait that follows.
-func (l *evloop) stampSends() {
-	if len(l.sending) == 0 {
-		return
-	}
-	now := l.ex.Clock.Now()
-	for _, c := range l.sending {
-		if c.ring && c.pending != nil && c.state == connBusy {
-			c.sent = now
-		}
-	}
-	l.sending = l.sending[:0]
 }
 
 // completions hands the ring's completions to their connections.
