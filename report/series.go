@@ -27,30 +27,14 @@ type secondTally struct {
 
 const nsPerSecond = int64(1e9)
 
-// add counts one request ending (or, without a response, due) at ns after
-// run start; lat < 0 means no response.
-func (s *series) add(at, lat int64, ok bool) {
-	s.at(at).add(lat, ok)
-}
-
-// at is the second holding ns after run start; small enough to be inlined
-// into the report's row loop, which calls it for every row.
+// at is the second holding ns after run start, for the report's row loop
+// to count a row in (a response ending then, or a request due then that
+// got none); small enough to be inlined there.
 func (s *series) at(ns int64) *secondTally {
 	if ns < s.curStart || ns >= s.curEnd { // the zero series has curEnd 0
 		s.seek(max(ns, 0))
 	}
 	return s.cur
-}
-
-// add counts one request of the second; lat < 0 means no response.
-func (t *secondTally) add(lat int64, ok bool) {
-	if lat >= 0 {
-		t.completed++
-		t.latency.record(lat)
-	}
-	if !ok {
-		t.errors++
-	}
 }
 
 func (s *series) seek(at int64) {

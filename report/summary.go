@@ -341,7 +341,7 @@ func (t *tally) add(b *results.Batch, meta results.Meta) error {
 		lat := latency[i]
 		if lat < 0 {
 			if !cutOff[xi] { // a stop's rows are no error of their second
-				t.series.add(due, -1, false)
+				t.series.at(due).errors++
 			}
 			if sc := t.scnOf[ei]; sc >= 0 {
 				// No response: the session's last known instant is the send, or the due instant.
