@@ -56,6 +56,7 @@ func newDiffCmd(e *env) *cobra.Command {
 				return withCode(ExitInvalid, err)
 			}
 			defer cleanup()
+			preferHugeHeap(128 << 20) // two runs' buffers
 			d, err := report.BuildDiffShards(paths[:len(a)], paths[len(a):], opts)
 			if err != nil {
 				return withCode(ExitInvalid, err)

@@ -72,6 +72,7 @@ func runReport(e *env, args []string, o reportOptions) error {
 		return withCode(ExitInvalid, err)
 	}
 	defer cleanupBase()
+	preferHugeHeap(64 << 20)
 	if len(args) == 1 && len(baseline) == 0 && report.IsSearchRun(args[0]) {
 		return runSearchReport(e, args[0], format, o.out)
 	}

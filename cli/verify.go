@@ -26,6 +26,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := archive.VerifyOptions{Vars: f.vars, Env: e.environ, Tressi: Version}
+			preferHugeHeap(64 << 20)
 			path := args[0]
 			var v *archive.Verification
 			switch st, err := os.Stat(path); {

@@ -269,6 +269,9 @@ func (d *decoders) buffer(dst, body []byte, b bufRef, codec, need int) ([]byte, 
 	}
 	switch codec {
 	case codecZstd:
+		if decodeFillFrame(dst[:size], src, d.trustFrames) {
+			break
+		}
 		out, err := d.zstdDecoder().DecodeAll(src, dst[:0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ipcguard.ErrDamaged, err)

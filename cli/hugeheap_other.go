@@ -1,0 +1,7 @@
+//go:build !linux
+
+package cli
+
+// preferHugeHeap is a Linux tuning (hugeheap_linux.go); elsewhere the heap
+// is left as the runtime maps it.
+func preferHugeHeap(int) {}
