@@ -1,11 +1,8 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"strings"
-
-	"github.com/xuri/excelize/v2"
 )
 
 // The XLSX sheets, exactly these: raw rows exceed Excel's 1,048,576-row
@@ -24,47 +21,19 @@ const (
 // WriteXLSX writes the report as a workbook with the four summary sheets,
 // plus the scenario sheet when the run has scenarios. Numbers are stored as numbers so they can be charted and summed.
 func (r *Report) WriteXLSX(w io.Writer) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	useDatedZip(f, zipDate(r.Run.StartUnixNs))
-	sheets := []struct {
-		name string
-		rows [][]any
-	}{
+	sheets := []xlsxSheet{
 		{SheetGlobal, r.globalRows()},
 		{SheetEndpoints, r.endpointRows()},
 		{SheetStatus, r.statusRows()},
 		{SheetSamples, r.sampleRows()},
 	}
 	if len(r.Scenarios) > 0 {
-		sheets = append(sheets, struct {
-			name string
-			rows [][]any
-		}{SheetScenarios, r.scenarioRows()})
+		sheets = append(sheets, xlsxSheet{SheetScenarios, r.scenarioRows()})
 	}
-	for i, sh := range sheets {
-		if i == 0 {
-			if err := f.SetSheetName("Sheet1", sh.name); err != nil {
-				return err
-			}
-		} else if _, err := f.NewSheet(sh.name); err != nil {
-			return err
-		}
-		for j, row := range escapeCells(sh.rows) {
-			cell, _ := excelize.CoordinatesToCellName(1, j+1)
-			if err := f.SetSheetRow(sh.name, cell, &row); err != nil {
-				return fmt.Errorf("xlsx sheet %s: %w", sh.name, err)
-			}
-		}
-		if err := f.SetSheetDimension(sh.name, sheetDimension(sh.rows)); err != nil {
-			return err
-		}
-		if err := f.SetColWidth(sh.name, "A", "A", 28); err != nil {
-			return err
-		}
+	for _, sh := range sheets {
+		escapeCells(sh.rows)
 	}
-	_, err := f.WriteTo(w)
-	return err
+	return writeXLSX(w, sheets, zipDate(r.Run.StartUnixNs))
 }
 
 func (r *Report) globalRows() [][]any {
