@@ -12,8 +12,9 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// A closed HTTP/1.1 run sends and receives through io_uring where the
-// kernel has it, and through epoll with TRESSI_POLLER=epoll, with the same
+// A closed HTTP/1.1 run sends and receives through io_uring with
+// TRESSI_POLLER=io_uring where the kernel has it, and through epoll by
+// default, with the same
 // rows either way: responses larger than a provided buffer (several
 // completions each), a server closing every fifth connection after its
 // response (the ring's connection closed, a fresh one dialed and moved to
@@ -32,7 +33,7 @@ func TestClosedRunOnEitherPoller(t *testing.T) {
 		r.Close()
 		ringHere = true
 	}
-	for _, poller := range []string{"", "epoll"} {
+	for _, poller := range []string{"", "epoll", "io_uring"} {
 		t.Run("poller="+poller, func(t *testing.T) {
 			t.Setenv("TRESSI_POLLER", poller)
 			s := schedule(srv.addr, 0, time.Millisecond)
@@ -56,9 +57,9 @@ func TestClosedRunOnEitherPoller(t *testing.T) {
 			}
 			m := readMeta(t, dir)
 			switch {
-			case poller == "epoll" && m.IOUringConns != 0:
-				t.Fatalf("TRESSI_POLLER=epoll: meta.json says %d connections ran on io_uring", m.IOUringConns)
-			case poller == "" && ringHere && m.IOUringConns <= 4:
+			case poller != "io_uring" && m.IOUringConns != 0:
+				t.Fatalf("TRESSI_POLLER=%s: meta.json says %d connections ran on io_uring", poller, m.IOUringConns)
+			case poller == "io_uring" && ringHere && m.IOUringConns <= 4:
 				// 4 connections, and a fresh one after each fifth response.
 				t.Fatalf("io_uring is here, yet meta.json says %d connections ran on it", m.IOUringConns)
 			}
