@@ -46,9 +46,14 @@ isolate_generator_core() {
 }
 
 # restore_generator_core lets the moved tasks run anywhere again once the
-# script (pid $1) has ended.
+# script (pid $1) has ended. It waits in tail, on the target's core: a
+# shell loop of `kill -0; sleep 0.5` forked a sleep every 0.5 s, a few ms
+# of CPU each on this VM wherever it landed, and those were the stalls
+# every ~515 ms in the open model's send lag (perf sched: the loop waiting
+# behind bash and sleep on its core).
 restore_generator_core() {
-  while kill -0 "$1" 2>/dev/null; do sleep 0.5; done
+  taskset -c "$TARGET_CPU" tail --pid="$1" -f /dev/null 2>/dev/null ||
+    while kill -0 "$1" 2>/dev/null; do sleep 5; done
   local pid
   for pid in "${MOVED_TASKS[@]}"; do
     taskset -a -pc "0-$(($(nproc --all) - 1))" "$pid" >/dev/null 2>&1 || true
