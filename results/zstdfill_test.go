@@ -15,14 +15,7 @@ import (
 // declined and left to it.
 func TestFillFrames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	random := make([]byte, 300<<10)
-	for i := range random {
-		random[i] = byte(rng.Uint32())
-	}
-	ints := make([]byte, 0, 64<<10)
-	for range 8 << 10 {
-		ints = binary.LittleEndian.AppendUint64(ints, uint64(rng.IntN(5_000_000)))
-	}
+	random, ints := randomBytes(rng, 300<<10), randomInts(rng, 8<<10)
 	sparse := make([]byte, 64<<13) // connect_ns: zero but for a few opened connections
 	binary.LittleEndian.PutUint64(sparse[200<<10:], 1_234_567)
 	writer := newBatchEncoder() // the results writer's encoders

@@ -16,20 +16,8 @@ import (
 // decoder, frame checksum or not.
 func TestLiteralFramesDecode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	random := func(n int) []byte {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(rng.Uint32())
-		}
-		return b
-	}
-	ints := func(n int) []byte {
-		b := make([]byte, 0, n*8)
-		for range n {
-			b = binary.LittleEndian.AppendUint64(b, uint64(rng.IntN(5_000_000)))
-		}
-		return b
-	}
+	random := func(n int) []byte { return randomBytes(rng, n) }
+	ints := func(n int) []byte { return randomInts(rng, n) }
 	cases := map[string][]byte{
 		"empty":            {},
 		"one byte":         {7},
@@ -85,4 +73,22 @@ func TestLiteralFramesDecodeProperty(t *testing.T) {
 			t.Fatalf("decoded %d bytes of %d: %v", len(got), n, err)
 		}
 	})
+}
+
+// randomBytes is n bytes of rng's.
+func randomBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+// randomInts is n little-endian uint64s below 5M: a column of latencies.
+func randomInts(rng *rand.Rand, n int) []byte {
+	b := make([]byte, 0, n*8)
+	for range n {
+		b = binary.LittleEndian.AppendUint64(b, uint64(rng.IntN(5_000_000)))
+	}
+	return b
 }
