@@ -10,13 +10,11 @@ import "encoding/binary"
 // nothing. decodeFillFrame decodes the frames made of RLE and raw blocks
 // alone, and leaves every other frame to the zstd decoder.
 
-const zstdMagic = 0xFD2FB528
-
 // decodeFillFrame decodes src, one zstd frame (RFC 8878) of raw and RLE
 // blocks only, into dst, which must be exactly the frame's content size. It
-// returns false, having written nothing a caller may rely on, for any
-// other frame: compressed blocks, a dictionary, a checksum unless
-// skipChecksum, several frames, or a content size other than len(dst).
+// returns false, having written nothing, for any other frame: compressed
+// blocks, a dictionary, a checksum unless skipChecksum, several frames, or
+// a content size other than len(dst).
 func decodeFillFrame(dst, src []byte, skipChecksum bool) bool {
 	if len(src) < 6 || binary.LittleEndian.Uint32(src) != zstdMagic {
 		return false
@@ -30,64 +28,77 @@ func decodeFillFrame(dst, src []byte, skipChecksum bool) bool {
 	if !single {
 		p++ // the window descriptor: a fill needs no window
 	}
-	fcsLen := [4]int{0, 2, 4, 8}[fcsFlag]
-	if fcsFlag == 0 && single {
-		fcsLen = 1
-	}
-	if fcsLen == 0 || len(src) < p+fcsLen {
-		return false // no content size: the caller's size is unchecked
-	}
 	var size uint64
-	switch fcsLen {
-	case 1:
-		size = uint64(src[p])
-	case 2:
-		size = uint64(binary.LittleEndian.Uint16(src[p:])) + 256
-	case 4:
-		size = uint64(binary.LittleEndian.Uint32(src[p:]))
-	case 8:
-		size = binary.LittleEndian.Uint64(src[p:])
+	switch {
+	case fcsFlag == 0 && !single:
+		return false // no content size: the caller's size is unchecked
+	case fcsFlag == 0 && len(src) > p:
+		size, p = uint64(src[p]), p+1
+	case fcsFlag == 1 && len(src) >= p+2:
+		size, p = uint64(binary.LittleEndian.Uint16(src[p:]))+256, p+2
+	case fcsFlag == 2 && len(src) >= p+4:
+		size, p = uint64(binary.LittleEndian.Uint32(src[p:])), p+4
+	case fcsFlag == 3 && len(src) >= p+8:
+		size, p = binary.LittleEndian.Uint64(src[p:]), p+8
+	default:
+		return false
 	}
-	p += fcsLen
 	if size != uint64(len(dst)) {
 		return false
 	}
-	out := 0
+	trailer := 0
+	if checksum {
+		trailer = 4
+	}
+	// Every block header first, then the fills: a frame that turns out to
+	// hold a compressed block costs no copies before zstd decodes it.
+	if !fillBlocks(nil, src[p:], len(dst), trailer) {
+		return false
+	}
+	return fillBlocks(dst, src[p:], len(dst), trailer)
+}
+
+// fillBlocks walks a frame's blocks (src from the first block header on),
+// which must be raw or RLE and regenerate exactly n bytes, followed by
+// trailer bytes and nothing else. With dst nil it only checks; otherwise
+// it writes the n bytes to dst.
+func fillBlocks(dst, src []byte, n, trailer int) bool {
+	p, out := 0, 0
 	for {
 		if len(src) < p+3 {
 			return false
 		}
 		h := uint32(src[p]) | uint32(src[p+1])<<8 | uint32(src[p+2])<<16
 		p += 3
-		last, typ, n := h&1 != 0, (h>>1)&3, int(h>>3)
-		if n > zstdBlockMax || n > len(dst)-out {
+		last, typ, size := h&1 != 0, int(h>>1)&3, int(h>>3)
+		if size > zstdBlockMax || size > n-out {
 			return false
 		}
 		switch typ {
-		case 0: // raw
-			if len(src) < p+n {
+		case blockRaw:
+			if len(src) < p+size {
 				return false
 			}
-			copy(dst[out:], src[p:p+n])
-			p += n
-		case 1: // RLE
+			if dst != nil {
+				copy(dst[out:], src[p:p+size])
+			}
+			p += size
+		case blockRLE:
 			if len(src) < p+1 {
 				return false
 			}
-			fill(dst[out:out+n], src[p])
+			if dst != nil {
+				fill(dst[out:out+size], src[p])
+			}
 			p++
 		default:
 			return false
 		}
-		out += n
+		out += size
 		if last {
-			break
+			return out == n && p+trailer == len(src)
 		}
 	}
-	if checksum {
-		p += 4
-	}
-	return out == len(dst) && p == len(src)
 }
 
 // fill sets every byte of b to v.

@@ -21,6 +21,9 @@ import (
 // zstdBlockMax is the largest block zstd allows.
 const zstdBlockMax = 128 << 10
 
+// zstdMagic starts every zstd frame.
+const zstdMagic = 0xFD2FB528
+
 // literalFrame encodes src as one zstd frame of literal-only blocks.
 type literalFrame struct {
 	huff huff0.Scratch
@@ -32,7 +35,7 @@ func (f *literalFrame) appendFrame(dst, src []byte) []byte {
 	// decoder sizes its buffer from the content size) with a 4-byte
 	// content size (descriptor 0b10_1_00_0_00), no checksum: the batch's
 	// own checksums cover the decoded bytes.
-	dst = binary.LittleEndian.AppendUint32(dst, 0xFD2FB528)
+	dst = binary.LittleEndian.AppendUint32(dst, zstdMagic)
 	if uint64(len(src)) > 1<<32-1 {
 		panic("results: a column buffer over 4 GiB")
 	}
