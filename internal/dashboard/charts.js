@@ -34,11 +34,16 @@ function quantile(h, q) {
 }
 
 function apply(u) {
+  update(u);
+  // The last update is drawn at once: a frame may never come (a hidden
+  // tab, a headless browser that reads the page as soon as it is idle).
+  if (view.run.state === "ended") draw(); else scheduleDraw();
+}
+function update(u) {
   if (u.reset) { view.intervals.clear(); view.gauges = []; }
   for (const iv of u.intervals || []) view.intervals.set(iv.t_ns, iv);
   view.gauges.push(...(u.gauges || []));
   view.run = u.run; view.width = u.w_ns || view.width; view.totals = u.totals;
-  scheduleDraw();
 }
 
 let pending = false;
@@ -202,7 +207,7 @@ function chart(name, series) {
 function fmt(v) { return v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2); }
 
 // render draws u at once: a finished run's whole view, in the HTML report.
-function render(u) { apply(u); pending = true; draw(); }
+function render(u) { update(u); draw(); }
 
 return { apply, render, view };
 })();
