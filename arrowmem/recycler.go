@@ -1,5 +1,7 @@
-// Package arrowmem holds an Arrow allocator that recycles buffers between
-// batches, for writers that encode a long stream of similar batches.
+// Package arrowmem holds what tressi's Arrow writers share: an allocator
+// that recycles buffers between batches, for writers that encode a long
+// stream of similar batches, and the size from which a stream's buffers
+// are worth compressing.
 package arrowmem
 
 import (

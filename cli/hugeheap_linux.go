@@ -16,8 +16,9 @@ const hugePage = 2 << 20
 // grows into with transparent huge pages, where it offers them only on
 // request (/sys/kernel/mm/transparent_hugepage/enabled: madvise, Debian's
 // default). The runtime maps its heap without that request, so a reader
-// of a results file first-touches every page of its buffers one fault at
-// a time; on a virtual machine each fault is an exit to the hypervisor.
+// of a results file, or a run's set-up, first-touches every page of its
+// buffers one fault at a time; on a virtual machine each fault is an exit
+// to the hypervisor.
 // A block of n bytes is allocated, advised and dropped: the page
 // allocator, lowest address first, hands the same range out again, and
 // the advice stays with the mapping when the scavenger returns pages.

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tressi/tressi/arrowmem"
 	"github.com/tressi/tressi/ipcguard"
 )
 
@@ -66,7 +67,11 @@ func writeBlobs(w io.Writer, start int64, data []wireData, sources map[string][]
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	iw := ipc.NewWriter(w, ipc.WithSchema(blobSchema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	size := len(dj)
+	for _, src := range sources {
+		size += len(src)
+	}
+	iw := ipc.NewWriter(w, append(arrowmem.Zstd(size), ipc.WithSchema(blobSchema), ipc.WithAllocator(mem))...)
 	b := array.NewRecordBuilder(mem, blobSchema)
 	defer b.Release()
 	nameB, chunkB := b.Field(0).(*array.StringBuilder), b.Field(1).(*array.BinaryBuilder)

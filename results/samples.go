@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tressi/tressi/arrowmem"
 	"github.com/tressi/tressi/ipcguard"
 )
 
@@ -92,7 +93,11 @@ func writeSamplesSchema(w io.Writer, schema *arrow.Schema, samples []Sample) err
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	iw := ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithZstd(), ipc.WithAllocator(mem))
+	size := 0
+	for _, s := range samples {
+		size += len(s.Endpoint) + len(s.Error) + len(s.Detail) + len(s.Headers) + len(s.Body)
+	}
+	iw := ipc.NewWriter(w, append(arrowmem.Zstd(size), ipc.WithSchema(schema), ipc.WithAllocator(mem))...)
 	if err := iw.Write(rec); err != nil {
 		return fmt.Errorf("samples: %w", err)
 	}
