@@ -23,6 +23,9 @@ func TestZstdFrom(t *testing.T) {
 		b.Field(0).(*array.BinaryBuilder).Append(value)
 		rec := b.NewRecordBatch()
 		b.Release()
+		if got, want := RecordBytes(rec), 1+8+tc.size; got != want { // validity bitmap, two int32 offsets, the bytes
+			t.Errorf("size %d: RecordBytes %d, want %d", tc.size, got, want)
+		}
 		var buf bytes.Buffer
 		w := ipc.NewWriter(&buf, append(Zstd(tc.size), ipc.WithSchema(schema))...)
 		if err := w.Write(rec); err != nil {

@@ -65,9 +65,8 @@ func newApply(e *env) *cobra.Command {
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Set-up's heap (the plan's loading and compiling, the results
-			// opened, 1,000 connections' buffers) on huge pages: a tiny
-			// plan's set-up took ~2,000 faults fewer at 1,000 users, 244 →
-			// 198 ms of CPU (bench/README.md, session 14).
+			// opened, every connection's buffers) on huge pages: a fault
+			// each 2 MB, not each 4 KiB (bench/README.md, session 14).
 			preferHugeHeap(32 << 20)
 			opt := exec.Options{Version: Version, Grace: 2 * time.Second, Engine: engine, StartTolerance: startTolerance}
 			var err error

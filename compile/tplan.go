@@ -153,7 +153,6 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	schema := arrow.NewSchema(tplanSchemaFields, &md)
 	cw := &countingWriter{w: w}
 	w = cw
-	var iw *ipc.Writer
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
 	dues := b.Field(0).(*array.Int64Builder)
@@ -162,16 +161,11 @@ func writeTPlan(w io.Writer, s *Schedule, p *plan.Plan, mem memory.Allocator) er
 	due := make([]int64, TPlanBatch)
 	ent := make([]uint16, TPlanBatch)
 	src := s.Slots()
-	for first := true; ; first = false {
-		n := src.Next(buf)
-		if first {
-			// The first batch (10 bytes a slot) tells whether the slots
-			// are worth compressing: a closed model's none are not.
-			iw = ipc.NewWriter(w, append(arrowmem.Zstd(10*n), ipc.WithSchema(schema), ipc.WithAllocator(mem))...)
-		}
-		if n == 0 {
-			break
-		}
+	n := src.Next(buf)
+	// The first batch (10 bytes a slot) tells whether the slots are worth
+	// compressing: a closed model's none are not.
+	iw := ipc.NewWriter(w, append(arrowmem.Zstd(10*n), ipc.WithSchema(schema), ipc.WithAllocator(mem))...)
+	for ; n > 0; n = src.Next(buf) {
 		for i, sl := range buf[:n] {
 			due[i] = sl.Due()
 			ent[i] = uint16(sl.Entry())

@@ -14,9 +14,10 @@ import (
 // An XLSX workbook is a zip of SpreadsheetML parts (ECMA-376). The report's
 // needs are small: a few sheets of text and number cells, the first column
 // widened. Writing the parts here, rather than through a spreadsheet
-// library, keeps that library's start-up (about 10 ms of package
-// initialisation, paid by every tressi command) out of the binary; the
-// tests read the workbooks back with excelize and with encoding/xml.
+// library, keeps that library's package initialisation, which every
+// tressi command paid at start (bench/README.md, session 13), out of the
+// binary; the tests read the workbooks back with excelize and with
+// encoding/xml.
 
 // xlsxSheet is one worksheet: its name and rows of string, integer or
 // float cells.

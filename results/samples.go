@@ -93,11 +93,7 @@ func writeSamplesSchema(w io.Writer, schema *arrow.Schema, samples []Sample) err
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	size := 0
-	for _, s := range samples {
-		size += len(s.Endpoint) + len(s.Error) + len(s.Detail) + len(s.Headers) + len(s.Body)
-	}
-	iw := ipc.NewWriter(w, append(arrowmem.Zstd(size), ipc.WithSchema(schema), ipc.WithAllocator(mem))...)
+	iw := ipc.NewWriter(w, append(arrowmem.Zstd(arrowmem.RecordBytes(rec)), ipc.WithSchema(schema), ipc.WithAllocator(mem))...)
 	if err := iw.Write(rec); err != nil {
 		return fmt.Errorf("samples: %w", err)
 	}

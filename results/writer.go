@@ -96,6 +96,10 @@ func (f checksumFormat) streamed() bool {
 	return f == streamChecksums || f == serviceStreamChecksums || f == absoluteStreamChecksums
 }
 
+// ownBatches says the writer encodes the format's row batches itself
+// (batchwrite.go) rather than through arrow-go.
+func (f checksumFormat) ownBatches() bool { return f.streamed() || f == bodyChecksums }
+
 // NewWriter starts a results stream on w. endpoints are the names that
 // Row.Endpoint indexes.
 func NewWriter(w io.Writer, m Meta, endpoints []string) (*Writer, error) {
@@ -147,11 +151,10 @@ func newWriter(w io.Writer, m Meta, endpoints []string, format checksumFormat) (
 	}
 	wr.enc.bodySumOnly = format == bodyChecksums
 	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem)}
-	if !wr.format.streamed() && wr.format != bodyChecksums {
+	if !format.ownBatches() {
 		// Only these formats write their rows through arrow-go. The others
-		// give it the schema and two small dictionaries, which its zstd
-		// encoder would not shrink by much, at 1.3 MB of tables cleared
-		// (320 page faults, ~10 ms on this VM) at every run's start.
+		// give it the schema and two small dictionaries, not worth its
+		// zstd encoder's start (arrowmem.ZstdFrom).
 		opts = append(opts, ipc.WithZstd())
 	}
 	wr.w = ipc.NewWriter(wr.sums, opts...)
@@ -188,7 +191,7 @@ func (wr *Writer) write(rows []Row) error {
 	n := len(rows)
 	raw := wr.raw()
 	sum := wr.contentSum(n, &raw)
-	if rows != nil && (wr.format.streamed() || wr.format == bodyChecksums) {
+	if rows != nil && wr.format.ownBatches() {
 		cols := make([][]byte, len(wr.ids))
 		for i, id := range wr.ids {
 			cols[i] = raw[id]

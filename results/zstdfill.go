@@ -5,10 +5,10 @@ import "encoding/binary"
 // A column that holds one value all batch long (connect_ns on kept-alive
 // connections is zero in nearly every row) compresses to a zstd frame of
 // RLE blocks: one byte, repeated for 128 KiB, block after block. The zstd
-// decoder fills those a byte at a time, ten times slower than memclr; such a
-// frame is about a sixth of a report's decoding on 10M rows while holding
-// nothing. decodeFillFrame decodes the frames made of RLE and raw blocks
-// alone, and leaves every other frame to the zstd decoder.
+// decoder fills those a byte at a time, far slower than memclr, for a
+// column that holds nothing (docs/archive.md, "Speed"). decodeFillFrame
+// decodes the frames made of RLE and raw blocks alone, and leaves every
+// other frame to the zstd decoder.
 
 // decodeFillFrame decodes src, one zstd frame (RFC 8878) of raw and RLE
 // blocks only, into dst, which must be exactly the frame's content size. It
