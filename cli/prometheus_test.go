@@ -222,8 +222,11 @@ func TestMetricsScrape(t *testing.T) {
 			if err != nil {
 				return // closed after the linger
 			}
-			b, _ := io.ReadAll(resp.Body)
+			b, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
+			if err != nil {
+				return // the linger ended in the middle of this scrape: it is cut short
+			}
 			last = string(b)
 			time.Sleep(100 * time.Millisecond)
 		}
