@@ -383,7 +383,7 @@ func runAndReport(e *env, s *compile.Schedule, opt exec.Options, out runOutput) 
 	interrupt, release := catchSignals(e)
 	defer release()
 	opt.Interrupt = interrupt
-	defer prepareProcess(&opt)()
+	defer prepareProcess(&opt, s.Model == compile.Open)()
 	lv, err := startLive(e, s, &opt, out.live)
 	if err != nil {
 		return withCode(ExitInvalid, err)

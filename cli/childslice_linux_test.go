@@ -17,7 +17,7 @@ import (
 func startOnNormalThread(cmd *osexec.Cmd) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if cur, err := unix.SchedGetAttr(0, 0); err == nil && (cur.Policy == unix.SCHED_BATCH || cur.Policy == unix.SCHED_NORMAL && cur.Runtime != 0) {
+	if cur, err := unix.SchedGetAttr(0, 0); err == nil && (cur.Policy == unix.SCHED_BATCH || cur.Policy == unix.SCHED_IDLE || cur.Policy == unix.SCHED_NORMAL && cur.Runtime != 0) {
 		_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL, Nice: cur.Nice}, 0)
 		defer func() { _ = unix.SchedSetAttr(0, cur, 0) }() // the thread is the run's again
 	}

@@ -16,15 +16,17 @@ import (
 // near its working size (a long run would otherwise peak at whatever the
 // start-up left plus a run's worth of growth); and, when the loop engine
 // is the one starting, every thread but the loops' own stepping back for
-// them (threads_linux.go) until the run is over.
-func prepareProcess(opt *exec.Options) (restore func()) {
+// them (threads_linux.go) until the run is over: at idle priority when
+// the run is open and on one CPU with no live view (see idleForLoops).
+func prepareProcess(opt *exec.Options, open bool) (restore func()) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
 	opt.SetUp = func(engine string) {
 		debug.FreeOSMemory()
 		if engine == exec.EngineLoop {
-			yieldToLoops()
+			// Read now: the live views set Observe after prepareProcess.
+			yieldToLoops(idleForLoops(open, opt.Observe != nil))
 		}
 	}
 	return backToNormal

@@ -145,8 +145,8 @@ func applySearch(e *env, p *plan.Plan, files map[string]*hcl.File, diags hcl.Dia
 	tplan := func(s *compile.Schedule) func(io.Writer) error {
 		return func(w io.Writer) error { return compile.WriteTPlan(w, s, p) }
 	}
-	defer prepareProcess(&opt)()
 	so := search.Options{Exec: opt, TPlan: tplan, Log: log}
+	defer prepareProcess(&so.Exec, p.Load.Model == plan.ModelOpen)()
 	lv, err := startSearchLive(e, p, &so, out.live)
 	if err != nil {
 		return withCode(ExitInvalid, err)

@@ -44,7 +44,7 @@ func newThreadPolicies(t *testing.T, n int) []uint32 {
 // SCHED_BATCH, those running then and those the runtime makes afterwards;
 // after it, SCHED_OTHER again.
 func TestThreadsYieldToLoopsAndComeBack(t *testing.T) {
-	yieldToLoops()
+	yieldToLoops(false)
 	defer backToNormal()
 	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
 		t.Skipf("this kernel keeps the threads at policy %d", p)
@@ -71,7 +71,7 @@ func TestThreadsYieldToLoopsAndComeBack(t *testing.T) {
 func TestChildrenStartOnNormalThreads(t *testing.T) {
 	runtime.LockOSThread() // so the plain start forks from a thread known to be batch
 	defer runtime.UnlockOSThread()
-	yieldToLoops()
+	yieldToLoops(false)
 	defer backToNormal()
 	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
 		t.Skipf("this kernel keeps the threads at policy %d", p)
@@ -92,5 +92,71 @@ func TestChildrenStartOnNormalThreads(t *testing.T) {
 	}
 	if p := child((*osexec.Cmd).Start); p != unix.SCHED_BATCH {
 		t.Errorf("started plainly, the child has policy %d, want the run's SCHED_BATCH", p)
+	}
+}
+
+// TestThreadsIdleForLoopsAndComeBack: an open run on one CPU puts every
+// thread at SCHED_IDLE, those made afterwards too, and all of them back at
+// SCHED_OTHER after it, where the kernel allows the way back.
+func TestThreadsIdleForLoopsAndComeBack(t *testing.T) {
+	if !idleReversible() {
+		t.Skip("this process cannot leave SCHED_IDLE (no CAP_SYS_NICE, RLIMIT_NICE below 20): runs stay at SCHED_BATCH")
+	}
+	yieldToLoops(true)
+	defer backToNormal()
+	if p := policyOf(t, 0); p != unix.SCHED_IDLE {
+		t.Fatalf("during the run this thread has policy %d, want SCHED_IDLE", p)
+	}
+	for i, p := range newThreadPolicies(t, 8) {
+		if p != unix.SCHED_IDLE {
+			t.Errorf("during the run, new thread %d has policy %d, want SCHED_IDLE", i, p)
+		}
+	}
+	backToNormal()
+	if p := policyOf(t, 0); p != unix.SCHED_NORMAL {
+		t.Errorf("after the run this thread has policy %d, want SCHED_OTHER", p)
+	}
+	for i, p := range newThreadPolicies(t, 8) {
+		if p != unix.SCHED_NORMAL {
+			t.Errorf("after the run, new thread %d has policy %d, want SCHED_OTHER", i, p)
+		}
+	}
+}
+
+// TestIdleForLoopsWhen: idle priority only for an open run with no live
+// view, on one CPU.
+func TestIdleForLoopsWhen(t *testing.T) {
+	runtime.LockOSThread() // the affinity below is this thread's
+	defer runtime.UnlockOSThread()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unix.SchedSetaffinity(0, &all) }()
+	var one unix.CPUSet
+	for cpu := range 1024 {
+		if all.IsSet(cpu) {
+			one.Set(cpu)
+			break
+		}
+	}
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		t.Fatal(err)
+	}
+	rev := idleReversible()
+	for _, c := range []struct {
+		open, watched, want bool
+	}{{true, false, rev}, {true, true, false}, {false, false, false}, {false, true, false}} {
+		if got := idleForLoops(c.open, c.watched); got != c.want {
+			t.Errorf("one CPU, open %v, live view %v: idle %v, want %v", c.open, c.watched, got, c.want)
+		}
+	}
+	if all.Count() > 1 {
+		if err := unix.SchedSetaffinity(0, &all); err != nil {
+			t.Fatal(err)
+		}
+		if idleForLoops(true, false) {
+			t.Errorf("on %d CPUs an open run without a live view went idle, want batch", all.Count())
+		}
 	}
 }

@@ -2,7 +2,8 @@
 
 package cli
 
-// yieldToLoops and backToNormal: scheduling policies are Linux's (see
-// threads_linux.go).
-func yieldToLoops() {}
-func backToNormal() {}
+// yieldToLoops, backToNormal and idleForLoops: scheduling policies are
+// Linux's (see threads_linux.go).
+func yieldToLoops(bool)           {}
+func backToNormal()               {}
+func idleForLoops(_, _ bool) bool { return false }

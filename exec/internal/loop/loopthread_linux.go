@@ -8,6 +8,7 @@ package loop
 // 4 ms tick. The loop's goroutine is locked to the thread for the run:
 // the slice is the thread's, and the Go scheduler would otherwise move the
 // loop between threads. tressi's CLI puts the process's other threads at
-// SCHED_BATCH for a loop run (cli/threads_linux.go), so that they do not
+// SCHED_BATCH for a loop run (SCHED_IDLE for an open one on one CPU:
+// cli/threads_linux.go), so that they do not
 // preempt the loop in turn.
 const loopSlice = 100_000 // ns, the least the kernel takes
