@@ -40,18 +40,14 @@ func newThreadPolicies(t *testing.T, n int) []uint32 {
 	return got
 }
 
-// TestThreadsYieldToLoopsAndComeBack: for a loop run every thread is
-// SCHED_BATCH, those running then and those the runtime makes afterwards;
-// after it, SCHED_OTHER again.
-func TestThreadsYieldToLoopsAndComeBack(t *testing.T) {
-	yieldToLoops(false)
-	defer backToNormal()
-	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
-		t.Skipf("this kernel keeps the threads at policy %d", p)
-	}
+// checkNewThreadsThenNormal checks, during a yielded run, that threads made
+// now start at policy want (named name), then ends the run and checks that
+// this thread and threads made afterwards are SCHED_OTHER.
+func checkNewThreadsThenNormal(t *testing.T, want uint32, name string) {
+	t.Helper()
 	for i, p := range newThreadPolicies(t, 8) {
-		if p != unix.SCHED_BATCH {
-			t.Errorf("during the run, new thread %d has policy %d, want SCHED_BATCH", i, p)
+		if p != want {
+			t.Errorf("during the run, new thread %d has policy %d, want %s", i, p, name)
 		}
 	}
 	backToNormal()
@@ -63,6 +59,18 @@ func TestThreadsYieldToLoopsAndComeBack(t *testing.T) {
 			t.Errorf("after the run, new thread %d has policy %d, want SCHED_OTHER", i, p)
 		}
 	}
+}
+
+// TestThreadsYieldToLoopsAndComeBack: for a loop run every thread is
+// SCHED_BATCH, those running then and those the runtime makes afterwards;
+// after it, SCHED_OTHER again.
+func TestThreadsYieldToLoopsAndComeBack(t *testing.T) {
+	yieldToLoops(false)
+	defer backToNormal()
+	if p := policyOf(t, 0); p != unix.SCHED_BATCH {
+		t.Skipf("this kernel keeps the threads at policy %d", p)
+	}
+	checkNewThreadsThenNormal(t, unix.SCHED_BATCH, "SCHED_BATCH")
 }
 
 // A child started by startOnNormalThread is SCHED_OTHER even during a loop
@@ -107,20 +115,7 @@ func TestThreadsIdleForLoopsAndComeBack(t *testing.T) {
 	if p := policyOf(t, 0); p != unix.SCHED_IDLE {
 		t.Fatalf("during the run this thread has policy %d, want SCHED_IDLE", p)
 	}
-	for i, p := range newThreadPolicies(t, 8) {
-		if p != unix.SCHED_IDLE {
-			t.Errorf("during the run, new thread %d has policy %d, want SCHED_IDLE", i, p)
-		}
-	}
-	backToNormal()
-	if p := policyOf(t, 0); p != unix.SCHED_NORMAL {
-		t.Errorf("after the run this thread has policy %d, want SCHED_OTHER", p)
-	}
-	for i, p := range newThreadPolicies(t, 8) {
-		if p != unix.SCHED_NORMAL {
-			t.Errorf("after the run, new thread %d has policy %d, want SCHED_OTHER", i, p)
-		}
-	}
+	checkNewThreadsThenNormal(t, unix.SCHED_IDLE, "SCHED_IDLE")
 }
 
 // TestIdleForLoopsWhen: idle priority only for an open run with no live
