@@ -173,9 +173,14 @@ func (l *evloop) start(c *lconn) {
 }
 
 // pump moves what a transport has: its bytes for the socket, the end of
-// its handshake, plaintext it decrypted outside the loop.
+// its handshake, plaintext it decrypted outside the loop. Not while c
+// connects: the handshake's goroutine wakes the loop with its first bytes
+// at once, and sending them on a socket the kernel connected before the
+// loop's wait said so would drop the EPOLLOUT interest the connect's end
+// is waiting for (setOut), leaving c dialing until its timeout. connected
+// pumps c once the connect is done.
 func (l *evloop) pump(c *lconn) {
-	if c.tr == nil {
+	if c.tr == nil || c.state == connDialing {
 		return
 	}
 	if !l.flushTransport(c) {

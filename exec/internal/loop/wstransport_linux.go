@@ -28,7 +28,11 @@ func (l *wsLoop) wokenID(id int32) {
 
 // pump moves what a session's transport has: its bytes for the socket,
 // the end of its handshake (then the upgrade goes out), plaintext it holds.
+// Not while it connects, for the reason the HTTP loop's pump gives.
 func (l *wsLoop) pump(s *wsSession) {
+	if s.state == wsDialing {
+		return
+	}
 	if !l.flushTransport(s) {
 		return
 	}

@@ -1,0 +1,82 @@
+package loop
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/tressi/tressi/exec/internal/run"
+	"github.com/tressi/tressi/exec/internal/sys"
+	"golang.org/x/sys/unix"
+)
+
+// helloTransport is a handshake that has its first bytes for the socket
+// at once, as crypto/tls's goroutine has its ClientHello, and never ends.
+type helloTransport struct{ hello []byte }
+
+func (h *helloTransport) Feed([]byte) error        { return nil }
+func (h *helloTransport) Read([]byte) (int, error) { return 0, nil }
+func (h *helloTransport) Write(p []byte) (int, error) {
+	return len(p), nil
+}
+func (h *helloTransport) Pending() []byte { return h.hello }
+func (h *helloTransport) Sent(n int)      { h.hello = h.hello[n:] }
+func (h *helloTransport) Ready() bool     { return false }
+func (h *helloTransport) Err() error      { return nil }
+func (h *helloTransport) EOF()            {}
+func (h *helloTransport) Close()          {}
+
+// A handshake's wake can reach the loop after the kernel finished the
+// connect but before the loop's wait reported it. Pumping the connection
+// then must leave the connect's EPOLLOUT to come: the connection learns it
+// is connected and starts its handshake, instead of waiting for its
+// timeout in connDialing (which TestH2AutoFallsBackAndH2Refuses hit, now
+// and then, on a busy machine).
+func TestWakeDuringConnectKeepsTheConnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	p, err := sys.NewPoller(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ex := &run.Executor{}
+	ex.Clock.Base = time.Now()
+	l := &evloop{ex: ex, p: p}
+	sa, family := sockaddr(ln.Addr().(*net.TCPAddr))
+	tr := &helloTransport{hello: []byte("client hello")}
+	tg := &ltarget{maxConns: 1, timerAt: -1, dialTarget: dialTarget{sa: sa, family: family, connect: int64(5 * time.Second),
+		transport: func(func()) (run.Transport, error) { return tr, nil }}}
+	c, err := l.openConn(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(c.fd)
+	// The kernel connects the socket; the loop has not waited since.
+	pfd := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLOUT}}
+	if n, err := unix.Poll(pfd, 5000); n != 1 || err != nil {
+		t.Fatalf("the connect did not finish: %d, %v", n, err)
+	}
+	l.pump(c) // the handshake's wake
+	// A wait ends early when the runtime's monitor signals the thread:
+	// wait again until the connect shows or 2 s went by.
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		n, err := p.Wait(int64(100 * time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range p.Evs[:n] {
+			if ev.Fd == c.id && ev.Events&unix.EPOLLOUT != 0 {
+				l.event(c, ev.Events)
+				if c.state != connHandshaking || len(tr.hello) != 0 {
+					t.Fatalf("after the connect: state %d, %q unsent", c.state, tr.hello)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("the loop never learned the socket connected: the wake took its EPOLLOUT")
+}
