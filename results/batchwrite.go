@@ -20,12 +20,16 @@ import (
 // compression): every Arrow reader reads them.
 type batchEncoder struct {
 	lit  literalFrame
-	zstd [2]*zstd.Encoder // codecMatches, codecFastMatches
+	zstd [2]*zstd.Encoder // pickFast, pickDefault
 	fb   *flatbuffers.Builder
 	body []byte
-	// scratch holds a column's zstd frame while it is weighed against
-	// the literal frame.
+	// scratch holds a column's second frame while it is weighed against
+	// the first.
 	scratch []byte
+	// picks are the last weighing's verdicts, by column (schema order);
+	// batches counts the batches written, for reweighEvery.
+	picks   []pick
+	batches int
 	// nodes and bufs are the RecordBatch's FieldNode and Buffer vectors as
 	// they appear in the message (16 little-endian bytes each), hashed
 	// into the body checksum.
@@ -35,30 +39,29 @@ type batchEncoder struct {
 	bodySumOnly bool
 }
 
-// columnCodec is how one column's values buffer is compressed.
+// columnCodec is how one column's values buffer is compressed: which
+// encodings are weighed against each other for it.
 type columnCodec uint8
 
 const (
-	// codecMatches is zstd with its match finder at its default level:
-	// for columns whose values climb with some noise (sent instants),
-	// where it makes the column up to a fifth smaller than the fastest
-	// level.
-	codecMatches columnCodec = iota
-	// codecFastMatches is zstd's fastest level: for columns whose values
-	// climb steadily (slots, due instants), where its longer, fewer
-	// matches make the column as small as the default level does and
-	// decode up to 2.5 times faster.
-	codecFastMatches
-	// codecWeighed is the smaller of zstd's fastest level and a frame of
+	// codecFastMatches is zstd's fastest level alone.
+	codecFastMatches columnCodec = iota
+	// codecLevels weighs zstd's default level against its fastest: for
+	// sent instants, which climb with some noise. At a low rate the
+	// default level's finer matches make them a quarter smaller; from a
+	// few thousand requests a second on, both levels make them the same
+	// size, and the fastest costs a third less (the default level's 1 MiB
+	// table misses the cache on every lookup) and decodes faster.
+	codecLevels
+	// codecWeighed weighs zstd's fastest level against a frame of
 	// Huffman-coded literals alone (zstdlit.go), with a handicap (see
 	// literalHandicap): for columns that are spread out in some runs
-	// (random sizes) and repeat in others (a server's one status and
-	// size).
+	// (random sizes, a slow server's latencies) and repeat or climb in
+	// others (a server's one status and size, a steady rate's deltas).
+	// Latencies were weighed against the default level once; on real runs
+	// the fastest made them as small or smaller (2.37 against 2.57 bytes a
+	// row at 10 users) for a third less work.
 	codecWeighed
-	// codecWeighedMatches weighs zstd's default level against the
-	// literals: for latencies, whose matches (spread out, with a steady
-	// server's repeats) the default level finds 5% more of.
-	codecWeighedMatches
 	// codecDeltas is for the columns stored as deltas (deltaNames): the
 	// fastest level's matches where one difference repeats (a steady
 	// rate: a few bytes a batch), weighed against literals where the
@@ -67,11 +70,11 @@ const (
 )
 
 // columnCodecs are the codecs of the columns, by column id, chosen by
-// measuring each column of real runs (bench/run) and of 10M-row synthetic
-// ones (bench/reports).
+// measuring each column of real runs (bench/run, bench/floor's points) and
+// of 10M-row synthetic ones (bench/reports).
 var columnCodecs = [numColumns]columnCodec{
-	colSlot: codecFastMatches, colEndpoint: codecWeighed, colScheduled: codecFastMatches, colSent: codecMatches,
-	colLatency: codecWeighedMatches, colService: codecWeighedMatches, colStatus: codecWeighed, colError: codecWeighed,
+	colSlot: codecFastMatches, colEndpoint: codecWeighed, colScheduled: codecFastMatches, colSent: codecLevels,
+	colLatency: codecWeighed, colService: codecWeighed, colStatus: codecWeighed, colError: codecWeighed,
 	colBytesOut: codecWeighed, colBytesIn: codecWeighed, colConnect: codecWeighed,
 }
 
@@ -84,10 +87,30 @@ var columnCodecs = [numColumns]columnCodec{
 // (a fifth smaller with matches) and a server's one status (nothing left of
 // it) keep them, the spread-out latencies and statuses of the synthetic
 // runs bench/reports reads (a tenth smaller, a tenth of a byte a row) stay
-// literals.
+// literals. The default level's frame is kept over the fastest's on the
+// same terms, with levelHandicap: it decodes slower.
 const (
 	literalHandicap  = 0.15
+	levelHandicap    = 0.05
 	matchRowsPerByte = 8
+)
+
+// A column's weighing is done again every reweighEvery batches (and on a
+// file's first); in between the column takes the encoding that won the
+// last one. A steady run's columns keep their character from batch to
+// batch, and weighing each one cost both encodings every time: a fifth of
+// the recorder's work at 100k requests a second. A change of character
+// (errors starting, a server slowing) is followed within that many
+// batches.
+const reweighEvery = 8
+
+// pick is the encoding a weighing chose for a column.
+type pick uint8
+
+const (
+	pickFast    pick = iota // zstd's fastest level
+	pickDefault             // zstd's default level
+	pickLiteral             // literals alone
 )
 
 // KeyBodySum is the batch metadata key of the body checksum (bodySum),
@@ -96,7 +119,7 @@ const KeyBodySum = "tressi.body_crc32c"
 
 func newBatchEncoder() *batchEncoder {
 	e := &batchEncoder{fb: flatbuffers.NewBuilder(1024)}
-	for i, level := range []zstd.EncoderLevel{zstd.SpeedDefault, zstd.SpeedFastest} {
+	for i, level := range []zstd.EncoderLevel{pickFast: zstd.SpeedFastest, pickDefault: zstd.SpeedDefault} {
 		// No frame checksums: the batch checksums cover every byte. One
 		// goroutine: the writer compresses one buffer at a time.
 		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(false),
@@ -118,6 +141,11 @@ func newBatchEncoder() *batchEncoder {
 func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, codecs []columnCodec, cols [][]byte, sum uint32, dicts [2][]string) error {
 	e.body = e.body[:0]
 	e.nodes, e.bufs = e.nodes[:0], e.bufs[:0]
+	weigh := e.batches%reweighEvery == 0
+	e.batches++
+	if len(e.picks) != len(cols) {
+		e.picks, weigh = make([]pick, len(cols)), true
+	}
 	for i, col := range cols {
 		e.nodes = binary.LittleEndian.AppendUint64(e.nodes, uint64(rows))
 		e.nodes = binary.LittleEndian.AppendUint64(e.nodes, 0) // no nulls
@@ -125,7 +153,11 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, 0)
 		start := len(e.body)
-		e.body = e.appendColumn(e.body, codecs[i], rows, col)
+		if weigh {
+			e.body, e.picks[i] = e.weighColumn(e.body, codecs[i], rows, col)
+		} else {
+			e.body = e.appendPicked(e.body, e.picks[i], col)
+		}
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(start))
 		e.bufs = binary.LittleEndian.AppendUint64(e.bufs, uint64(len(e.body)-start))
 		for len(e.body)%8 != 0 {
@@ -166,35 +198,48 @@ func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint6
 	return err
 }
 
-// appendColumn appends one column's compressed buffer, its uncompressed
-// length first, or the values as they are when compression does not pay,
-// which the format marks with an uncompressed length of -1.
-func (e *batchEncoder) appendColumn(dst []byte, codec columnCodec, rows int, col []byte) []byte {
+// weighColumn appends one column's compressed buffer, in the encoding of
+// codec that wins, and says which won.
+func (e *batchEncoder) weighColumn(dst []byte, codec columnCodec, rows int, col []byte) ([]byte, pick) {
+	if codec == codecFastMatches {
+		return e.appendPicked(dst, pickFast, col), pickFast
+	}
+	first, second, handicap := pickLiteral, pickFast, literalHandicap
+	if codec == codecLevels {
+		first, second, handicap = pickFast, pickDefault, levelHandicap
+	}
+	start := len(dst)
+	dst = e.appendPicked(dst, first, col)
+	kept := len(dst) - start - 8 // len(col) when stored as it is
+	e.scratch = e.frame(e.scratch[:0], second, col)
+	saved := kept - len(e.scratch)
+	if float64(saved) >= handicap*float64(kept) && saved*matchRowsPerByte >= rows && len(e.scratch) < len(col) {
+		dst = binary.LittleEndian.AppendUint64(dst[:start], uint64(len(col)))
+		return append(dst, e.scratch...), second
+	}
+	return dst, first
+}
+
+// appendPicked appends one column's compressed buffer in encoding p, its
+// uncompressed length first, or the values as they are when compression
+// does not pay, which the format marks with an uncompressed length of -1.
+func (e *batchEncoder) appendPicked(dst []byte, p pick, col []byte) []byte {
 	start := len(dst)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(col)))
-	switch codec {
-	case codecMatches:
-		dst = e.zstd[0].EncodeAll(col, dst)
-	case codecFastMatches:
-		dst = e.zstd[1].EncodeAll(col, dst)
-	default:
-		dst = e.lit.appendFrame(dst, col)
-		literal := len(dst) - start - 8
-		level := 1
-		if codec == codecWeighedMatches {
-			level = 0
-		}
-		e.scratch = e.zstd[level].EncodeAll(col, e.scratch[:0])
-		saved := literal - len(e.scratch)
-		if float64(saved) >= literalHandicap*float64(literal) && saved*matchRowsPerByte >= rows {
-			dst = append(dst[:start+8], e.scratch...)
-		}
-	}
+	dst = e.frame(dst, p, col)
 	if len(dst)-start-8 >= len(col) {
 		dst = binary.LittleEndian.AppendUint64(dst[:start], ^uint64(0))
 		dst = append(dst, col...)
 	}
 	return dst
+}
+
+// frame appends col's zstd frame in encoding p.
+func (e *batchEncoder) frame(dst []byte, p pick, col []byte) []byte {
+	if p == pickLiteral {
+		return e.lit.appendFrame(dst, col)
+	}
+	return e.zstd[p].EncodeAll(col, dst)
 }
 
 // Field slots of Arrow's Message.fbs tables written here (see ipcmsg.go for
