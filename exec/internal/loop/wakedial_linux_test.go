@@ -80,3 +80,51 @@ func TestWakeDuringConnectKeepsTheConnect(t *testing.T) {
 	}
 	t.Fatal("the loop never learned the socket connected: the wake took its EPOLLOUT")
 }
+
+// The same order for a wss:// session: a wake while it connects leaves
+// the connect's EPOLLOUT to come.
+func TestWSWakeDuringConnectKeepsTheConnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	p, err := sys.NewPoller(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ex := &run.Executor{}
+	ex.Clock.Base = time.Now()
+	host := &evloop{ex: ex, p: p}
+	l := &wsLoop{host: host, ex: ex, p: p, rxs: &host.rx}
+	sa, family := sockaddr(ln.Addr().(*net.TCPAddr))
+	tr := &helloTransport{hello: []byte("client hello")}
+	tg := &ltarget{maxConns: 1, timerAt: -1, dialTarget: dialTarget{sa: sa, family: family, connect: int64(5 * time.Second),
+		upgrade: func(func()) (run.Transport, error) { return tr, nil }}}
+	s := l.newSession()
+	if err := l.dial(s, tg); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(s.fd)
+	pfd := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLOUT}}
+	if n, err := unix.Poll(pfd, 5000); n != 1 || err != nil {
+		t.Fatalf("the connect did not finish: %d, %v", n, err)
+	}
+	l.pump(s) // the handshake's wake
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		n, err := p.Wait(int64(100 * time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range p.Evs[:n] {
+			if ev.Fd == s.id|sys.WSBit && ev.Events&unix.EPOLLOUT != 0 {
+				if s.state != wsDialing || len(tr.hello) == 0 {
+					t.Fatalf("before the loop saw the connect: state %d, %q unsent", s.state, tr.hello)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("the loop never learned the session's socket connected: the wake took its EPOLLOUT")
+}
