@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tressi/tressi/results"
 )
@@ -106,7 +105,11 @@ load {
 			}
 			ours[fmt.Sprintf("%s %d", paths[r.Name], r.Status)]++
 		}
-		time.Sleep(100 * time.Millisecond) // nginx writes its log as each request ends
+		logged := 0
+		for _, n := range ours {
+			logged += n
+		}
+		awaitLogLines(t, accessLog, logged)
 		theirs, protos := accessCounts(t, accessLog)
 		if fmt.Sprint(ours) != fmt.Sprint(theirs) || int64(protos["HTTP/2.0"]+unprocessed) != out.Requests || unprocessed > 3*20 {
 			t.Fatalf("tressi recorded %v\nnginx logged   %v (protocols %v)", ours, theirs, protos)

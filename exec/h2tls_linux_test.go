@@ -176,7 +176,7 @@ load {
 		}
 		ours[fmt.Sprintf("%s %d", paths[r.Name], r.Status)]++
 	}
-	time.Sleep(100 * time.Millisecond)
+	awaitLogLines(t, accessLog, 350)
 	theirs, protos := accessCounts(t, accessLog)
 	if fmt.Sprint(ours) != fmt.Sprint(theirs) || protos["HTTP/2.0"] != 350 {
 		t.Fatalf("tressi recorded %v\nnginx logged   %v (protocols %v)", ours, theirs, protos)

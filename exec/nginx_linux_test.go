@@ -108,13 +108,28 @@ func TestIdleConnectionClosedByNginx(t *testing.T) {
 					t.Errorf("slot %d: status %d error %v", r.Slot, r.Status, r.Error)
 				}
 			}
-			log, err := os.ReadFile(accessLog)
-			if err != nil {
-				t.Fatal(err)
-			}
+			log := awaitLogLines(t, accessLog, n)
 			if lines := bytes.Count(log, []byte("\n")); lines != n || out.OK != n {
 				t.Fatalf("%d of %d ok; nginx logged %d requests:\n%s", out.OK, n, lines, log)
 			}
 		})
+	}
+}
+
+// awaitLogLines waits until nginx's access log at path holds n lines, or 5 s
+// went by, and returns what it holds. nginx writes a request's line as the
+// request ends, which can be after its response reached the client: the
+// last line of a run was missing now and then when the log was read as the
+// run ended.
+func awaitLogLines(t *testing.T, path string, n int) []byte {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(b, []byte("\n")) >= n || time.Now().After(deadline) {
+			return b
+		}
 	}
 }
