@@ -141,10 +141,10 @@ func newBatchEncoder() *batchEncoder {
 func (e *batchEncoder) write(w io.Writer, pending uint32, hash string, seq uint64, rows int, codecs []columnCodec, cols [][]byte, sum uint32, dicts [2][]string) error {
 	e.body = e.body[:0]
 	e.nodes, e.bufs = e.nodes[:0], e.bufs[:0]
-	weigh := e.batches%reweighEvery == 0
+	weigh := e.batches%reweighEvery == 0 // the first batch included
 	e.batches++
-	if len(e.picks) != len(cols) {
-		e.picks, weigh = make([]pick, len(cols)), true
+	if e.picks == nil {
+		e.picks = make([]pick, len(cols))
 	}
 	for i, col := range cols {
 		e.nodes = binary.LittleEndian.AppendUint64(e.nodes, uint64(rows))
@@ -213,7 +213,7 @@ func (e *batchEncoder) weighColumn(dst []byte, codec columnCodec, rows int, col 
 	kept := len(dst) - start - 8 // len(col) when stored as it is
 	e.scratch = e.frame(e.scratch[:0], second, col)
 	saved := kept - len(e.scratch)
-	if float64(saved) >= handicap*float64(kept) && saved*matchRowsPerByte >= rows && len(e.scratch) < len(col) {
+	if float64(saved) >= handicap*float64(kept) && saved*matchRowsPerByte >= rows {
 		dst = binary.LittleEndian.AppendUint64(dst[:start], uint64(len(col)))
 		return append(dst, e.scratch...), second
 	}
