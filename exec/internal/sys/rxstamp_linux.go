@@ -11,12 +11,12 @@ import (
 // RxStamps reads sockets with the kernel's receive stamps (SO_TIMESTAMPING,
 // software, wall clock), so a loop may sleep through replies and read them
 // later in one go without adding that wait to their latency. wallBase
-// converts the wall-clock stamps to run time; set it from the same reading
-// of the clock as the loop's now (see setBase).
+// converts the wall-clock stamps to run time (see Now).
 type RxStamps struct {
 	On       bool
 	keeper   int // a socket that keeps the kernel stamping from before the first dial; -1: none
 	wallBase int64
+	baseAt   int64 // the run time wallBase was read at; 0: never
 	msg      unix.Msghdr
 	iov      unix.Iovec
 	oob      [64]byte
@@ -45,12 +45,50 @@ func (r *RxStamps) Stop() {
 	}
 }
 
-// Now reads the clock as run time, and keeps the wall clock's offset.
+// Now reads the clock as run time, and every baseEvery the wall clock's
+// offset from it.
 func (r *RxStamps) Now(c *Clock) int64 {
-	t := time.Now()
-	now := int64(t.Sub(c.Base))
-	r.wallBase = t.UnixNano() - now
+	now := c.Now()
+	if r.baseAt == 0 || now-r.baseAt >= baseEvery {
+		r.readBase(c)
+	}
 	return now
+}
+
+// The wall clock's offset from run time moves only as fast as NTP slews
+// it (at most 0.5 ms a second), so it is read again every baseEvery.
+// Reading it takes the wall clock between two readings of run time, and
+// counts only where those are at most baseSpread apart: a thread
+// descheduled between two readings of the clock (300 µs and more on a
+// busy VM) would otherwise shift every stamp by as much, and a stamp
+// dated before its request was sent made the run fail on an impossible
+// row (HTTP/2, open model, bench/run on 2026-12-03).
+const (
+	baseEvery  = int64(50 * time.Millisecond)
+	baseSpread = int64(20 * time.Microsecond)
+	baseTries  = 4
+)
+
+// readBase sets wallBase from the tightest of a few tries; when every try
+// was spread (the thread kept being descheduled), a wallBase read before
+// stays, and the first one takes the tightest try.
+func (r *RxStamps) readBase(c *Clock) {
+	best, bestSpread := int64(0), int64(-1)
+	for range baseTries {
+		before := c.Now()
+		wall := time.Now().UnixNano()
+		after := c.Now()
+		if spread := after - before; bestSpread < 0 || spread < bestSpread {
+			best, bestSpread = wall-(before+after)/2, spread
+		}
+		if bestSpread <= baseSpread {
+			break
+		}
+	}
+	if bestSpread <= baseSpread || r.baseAt == 0 {
+		r.wallBase = best
+		r.baseAt = max(c.Now(), 1)
+	}
 }
 
 // Read reads fd into b; at is when the kernel received the last of those
