@@ -249,11 +249,9 @@ func (m *h2mux) Data(s *h2.Stream, p []byte) {
 func (m *h2mux) Closed(s *h2.Stream, err error) {
 	done := m.c.rxAt // an answer ended with the bytes last read
 	if err != nil || done < m.jobs[s.Tag].sent {
-		// A stamp from before the stream's request went out cannot date
-		// its answer (the connection's reads serve every stream, and
-		// HTTP/1.1's recv checks its one request instead): the clock
-		// bounds it. A row with its answer before its send would
-		// otherwise stop the run (results.Writer refuses it).
+		// A stamp older than the stream's send cannot date its answer
+		// (the connection's reads serve every stream; HTTP/1.1's recv
+		// checks its one request): the clock bounds it instead.
 		done = m.l.ex.Clock.Now()
 	}
 	m.l.muxDone(m, int32(s.Tag), s.Out, s.In, done, err)

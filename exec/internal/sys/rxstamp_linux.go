@@ -1,6 +1,7 @@
 package sys
 
 import (
+	"math"
 	"syscall"
 	"time"
 	"unsafe"
@@ -50,35 +51,32 @@ func (r *RxStamps) Stop() {
 func (r *RxStamps) Now(c *Clock) int64 {
 	now := c.Now()
 	if r.baseAt == 0 || now-r.baseAt >= baseEvery {
-		r.readBase(c)
+		r.readBase(c, now)
 	}
 	return now
 }
 
-// The wall clock's offset from run time moves only as fast as NTP slews
-// it (at most 0.5 ms a second), so it is read again every baseEvery.
-// Reading it takes the wall clock between two readings of run time, and
-// counts only where those are at most baseSpread apart: a thread
-// descheduled between two readings of the clock (300 µs and more on a
-// busy VM) would otherwise shift every stamp by as much, and a stamp
-// dated before its request was sent made the run fail on an impossible
-// row (HTTP/2, open model, bench/run on 2026-12-03).
+// The offset moves only as fast as NTP slews the wall clock (at most
+// 0.5 ms a second). It is read between two readings of run time and kept
+// only where they are at most baseSpread apart: a thread held between
+// two clock reads (300 µs and more on a busy VM) would shift every stamp
+// by as long, and date answers before their requests.
 const (
 	baseEvery  = int64(50 * time.Millisecond)
 	baseSpread = int64(20 * time.Microsecond)
 	baseTries  = 4
 )
 
-// readBase sets wallBase from the tightest of a few tries; when every try
-// was spread (the thread kept being descheduled), a wallBase read before
-// stays, and the first one takes the tightest try.
-func (r *RxStamps) readBase(c *Clock) {
-	best, bestSpread := int64(0), int64(-1)
+// readBase sets wallBase from the tightest of a few tries. When every try
+// was spread, the offset read before stays (and is read again at the
+// next Now); the first one takes the tightest try.
+func (r *RxStamps) readBase(c *Clock, now int64) {
+	best, bestSpread := int64(0), int64(math.MaxInt64)
 	for range baseTries {
 		before := c.Now()
 		wall := time.Now().UnixNano()
 		after := c.Now()
-		if spread := after - before; bestSpread < 0 || spread < bestSpread {
+		if spread := after - before; spread < bestSpread {
 			best, bestSpread = wall-(before+after)/2, spread
 		}
 		if bestSpread <= baseSpread {
@@ -86,8 +84,7 @@ func (r *RxStamps) readBase(c *Clock) {
 		}
 	}
 	if bestSpread <= baseSpread || r.baseAt == 0 {
-		r.wallBase = best
-		r.baseAt = max(c.Now(), 1)
+		r.wallBase, r.baseAt = best, max(now, 1)
 	}
 }
 
