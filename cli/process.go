@@ -14,7 +14,8 @@ import (
 // priority); once the run's set-up is done, the heap the plan's loading
 // and compiling left behind returned to the OS, so the run's heap starts
 // near its working size (a long run would otherwise peak at whatever the
-// start-up left plus a run's worth of growth); and, when the loop engine
+// start-up left plus a run's worth of growth), and in small pages
+// (dropHugeHeap); and, when the loop engine
 // is the one starting, every thread but the loops' own stepping back for
 // them (threads_linux.go) until the run is over: at idle priority when
 // the run is open and on one CPU with no live view (see idleForLoops).
@@ -24,6 +25,7 @@ func prepareProcess(opt *exec.Options, open bool) (restore func()) {
 	}
 	opt.SetUp = func(engine string) {
 		debug.FreeOSMemory()
+		dropHugeHeap()
 		if engine == exec.EngineLoop {
 			// Read now: the live views set Observe after prepareProcess.
 			yieldToLoops(idleForLoops(open, opt.Observe != nil))
