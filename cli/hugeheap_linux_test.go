@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,15 +34,6 @@ func vmFlags(t *testing.T, addr uintptr) []string {
 	return nil
 }
 
-func has(flags []string, f string) bool {
-	for _, x := range flags {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 // The heap set-up ran on asks for huge pages; once dropped, the same range
 // asks for small ones, so the run's regrowth does not fault 2 MB at once.
 func TestDropHugeHeapWithdrawsTheAdvice(t *testing.T) {
@@ -52,12 +44,12 @@ func TestDropHugeHeapWithdrawsTheAdvice(t *testing.T) {
 	if start == 0 {
 		t.Skip("the kernel refused MADV_HUGEPAGE (no transparent huge pages here)")
 	}
-	if f := vmFlags(t, start); !has(f, "hg") {
+	if f := vmFlags(t, start); !slices.Contains(f, "hg") {
 		t.Fatalf("after preferHugeHeap the range's VmFlags are %v, want hg among them", f)
 	}
 	dropHugeHeap()
 	f := vmFlags(t, start)
-	if has(f, "hg") || !has(f, "nh") {
+	if slices.Contains(f, "hg") || !slices.Contains(f, "nh") {
 		t.Fatalf("after dropHugeHeap the range's VmFlags are %v, want nh and no hg", f)
 	}
 	dropHugeHeap() // a second drop has nothing left to withdraw
