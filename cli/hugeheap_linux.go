@@ -52,8 +52,8 @@ func preferHugeHeap(n int) {
 // dropHugeHeap withdraws preferHugeHeap's advice once a run's set-up is
 // done and its heap returned to the OS: what the run then allocates
 // again is faulted in 4 KiB pages. A huge page's fault zeroes 2 MB in the
-// kernel at once, 0.5-2 ms on this VM, and on one core the loop's
-// due sends waited behind the recorder's (bench/README.md, session 20).
+// kernel at once, and on one core the loop's due sends waited behind the
+// recorder's (bench/README.md, session 20).
 // The pages already huge stay so; the range stays mapped (the Go heap
 // never unmaps), so the advice can be changed at any time.
 func dropHugeHeap() {
