@@ -37,6 +37,8 @@ type batchEncoder struct {
 	// bodySumOnly (tests): write the body checksum instead of the stream
 	// checksum, as tressi did before the stream checksum.
 	bodySumOnly bool
+	// pause, when set, runs before each frame is compressed (Writer.SetPause).
+	pause func()
 }
 
 // columnCodec is how one column's values buffer is compressed: which
@@ -236,6 +238,9 @@ func (e *batchEncoder) appendPicked(dst []byte, p pick, col []byte) []byte {
 
 // frame appends col's zstd frame in encoding p.
 func (e *batchEncoder) frame(dst []byte, p pick, col []byte) []byte {
+	if e.pause != nil {
+		e.pause()
+	}
 	if p == pickLiteral {
 		return e.lit.appendFrame(dst, col)
 	}

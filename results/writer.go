@@ -57,6 +57,8 @@ type Writer struct {
 	enc  *batchEncoder
 	// dataBatches counts the batches enc wrote.
 	dataBatches int
+	// pause runs between the pieces of a batch's work (SetPause); nil: never.
+	pause func()
 
 	// Column scratch reused across batches: Write builds arrays over these
 	// slices without copying, and the IPC writer is done with them on return.
@@ -175,6 +177,16 @@ func stringArray(mem memory.Allocator, values []string) *array.String {
 	return b.NewStringArray()
 }
 
+// SetPause has the writer call pause between the pieces of a batch's work:
+// every pauseRows rows it gathers into columns, and before each column's
+// frame it compresses. A writer on a thread that must not hold its core
+// (the recorder's, at idle priority) gives the core back there to whatever
+// waits for it.
+func (wr *Writer) SetPause(pause func()) { wr.pause, wr.enc.pause = pause, pause }
+
+// pauseRows is how many rows fillColumns gathers between two pauses.
+const pauseRows = 8 << 10
+
 // Write appends rows as one record batch. Callers keep batches at most
 // BatchRows long.
 func (wr *Writer) Write(rows []Row) error {
@@ -290,6 +302,9 @@ func (wr *Writer) fillColumns(rows []Row) error {
 	wr.bytesIn = grow(wr.bytesIn, n)
 	wr.connect = grow(wr.connect, n)
 	for i := range rows {
+		if wr.pause != nil && i%pauseRows == pauseRows-1 {
+			wr.pause()
+		}
 		r := &rows[i]
 		wr.slot[i] = r.Slot
 		wr.scheduled[i] = r.Scheduled
