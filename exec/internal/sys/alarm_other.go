@@ -14,3 +14,6 @@ func (*Alarm) Close()            {}
 // LowerThreadPriority: SCHED_IDLE is Linux's; elsewhere the recorder runs at
 // the process's priority.
 func LowerThreadPriority() {}
+
+// Yield is a no-op here: the recorder runs at the process's priority.
+func Yield() {}

@@ -302,6 +302,10 @@ func RawSleep(d int64) {
 	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
+// Yield gives the calling thread's core to another thread that is ready
+// to run on it, if one is (sched_yield); else it returns at once.
+func Yield() { unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
 // LowerThreadPriority puts the calling thread in SCHED_IDLE: it runs only
 // when nothing else on its core wants to. Best effort: without it the
 // recorder only competes for the spare P.
