@@ -185,7 +185,7 @@ func stringArray(mem memory.Allocator, values []string) *array.String {
 func (wr *Writer) SetPause(pause func()) { wr.pause, wr.enc.pause = pause, pause }
 
 // pauseRows is how many rows fillColumns gathers between two pauses.
-const pauseRows = 8 << 10
+const pauseRows = 2 << 10
 
 // Write appends rows as one record batch. Callers keep batches at most
 // BatchRows long.
