@@ -17,10 +17,10 @@ func TestRecorderBuffersMadeBeforeTheRun(t *testing.T) {
 		// Mallocs is the process's: another goroutine's allocation (the
 		// runtime's, under a busy machine) can fall in the window, once in
 		// a while. One of the spares' own would show in every try.
+		n := spareBuffers(workers)
 		var allocs []uint64
 		for range 3 {
 			r := NewRecorder(nil, workers, ClosedBatchRows)
-			n := spareBuffers(workers)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for range n {
@@ -37,7 +37,7 @@ func TestRecorderBuffersMadeBeforeTheRun(t *testing.T) {
 			}
 		}
 		if slices.Min(allocs) != 0 {
-			t.Errorf("%d workers: taking the %d spare buffers made %v allocations in %d tries, want none", workers, spareBuffers(workers), allocs, len(allocs))
+			t.Errorf("%d workers: taking the %d spare buffers made %v allocations in %d tries, want none", workers, n, allocs, len(allocs))
 		}
 	}
 }
