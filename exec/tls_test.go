@@ -401,3 +401,43 @@ func TestQueuedJobsGetTheWholeConnectTimeout(t *testing.T) {
 		})
 	}
 }
+
+// A server that closes each connection as its handshake ends (TLS 1.2,
+// closing right after its Finished) fails every request at once. The loop
+// may read the close before the handshake's goroutine saw its Finished:
+// the connection it opened must not then carry a request nobody hears,
+// and wait out the timeout.
+func TestHTTPSServerClosingAsTheHandshakeEnds(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"api.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{good}, MaxVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				c.(*tls.Conn).Handshake()
+				c.Close()
+			}()
+		}
+	}()
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			s := httpsSchedule(ln.Addr().String(), 20, time.Millisecond, compile.TargetTLS{CAFile: p.caFile, ServerName: "api.test"})
+			s.Targets[0].Connections = 4
+			_, rows := runPlan(t, s, Options{Engine: engine})
+			checkOneRowPerSlot(t, rows, 20)
+			for _, r := range rows {
+				if r.Error == results.None || r.Error == results.Timeout {
+					t.Fatalf("row %+v, want the server's close", r)
+				}
+			}
+		})
+	}
+}

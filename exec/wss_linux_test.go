@@ -214,3 +214,40 @@ func TestWSSFailuresSayWhy(t *testing.T) {
 		}
 	})
 }
+
+// A server that closes each connection as its TLS handshake ends ends
+// every session at its connect, at once: the loop may read the close
+// before the handshake's goroutine saw the handshake through, and the
+// upgrade must not then go out on a socket nobody watches, to wait out
+// the timeout.
+func TestWSSServerClosingAsTheHandshakeEnds(t *testing.T) {
+	p := newPKI(t)
+	good, _, _ := p.issue(t, []string{"ws.test"}, time.Now().Add(-time.Hour), time.Now().Add(time.Hour), false)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{good}, MaxVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				c.(*tls.Conn).Handshake()
+				c.Close()
+			}()
+		}
+	}()
+	s := compilePlan(t, fmt.Sprintf(wssPlan, ln.Addr(), tlsAttrs("ca_file", quoted(p.caFile), "server_name", quoted("ws.test")), "/echo"), nil)
+	rows, _, _ := runWS(t, s)
+	checkSessionRows(t, s, rows)
+	for k, rs := range rows {
+		for _, r := range rs {
+			if r.Name == "s.connect" && (r.Error == results.None || r.Error == results.Timeout || r.Error == results.ConnectTimeout) {
+				t.Fatalf("slot %d connect row %+v, want the server's close", k, r.Row)
+			}
+		}
+	}
+}

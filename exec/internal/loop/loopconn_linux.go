@@ -59,6 +59,9 @@ type lconn struct {
 	// job unserved, like a fresh dial: a server that closes it then read
 	// the request, as far as anyone can tell.
 	reused, served bool
+	// ended: the socket's end came while the transport's handshake ran,
+	// and the socket left the poller (read).
+	ended bool
 }
 
 // dial opens a non-blocking connection for j.
@@ -136,7 +139,7 @@ func (l *evloop) newConn(fd int, t *ltarget) *lconn {
 		l.conns = append(l.conns, c)
 	}
 	c.fd, c.t, c.rlen, c.wantOut, c.tr, c.owner, c.reused, c.served, c.connect, c.mux = fd, t, 0, false, nil, -1, false, false, 0, nil
-	c.ring = false
+	c.ring, c.ended = false, false
 	return c
 }
 
@@ -196,6 +199,10 @@ func (l *evloop) pump(c *lconn) {
 			l.handshaking--
 			c.state = connBusy
 			c.connect = max(l.ex.Clock.Now()-c.dialAt, 1)
+			if c.ended {
+				l.endedWithHandshake(c)
+				return
+			}
 			switch {
 			case c.t.proto != protoHTTP1 && alpn(c.tr) == "h2":
 				l.startMux(c)
@@ -209,6 +216,19 @@ func (l *evloop) pump(c *lconn) {
 	case connBusy:
 		l.plaintext(c)
 	}
+}
+
+// endedWithHandshake fails c, whose socket ended before its handshake's
+// goroutine saw the handshake succeed: the server closed as its part
+// ended (a TLS 1.3 server refusing the client's certificate, one that
+// closes at once). No event comes for the socket any more, so c carries
+// nothing; the row says what the server sent last, if anything.
+func (l *evloop) endedWithHandshake(c *lconn) {
+	_, err := c.tr.Read(c.rbuf[c.rlen:])
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	l.fail(c, err)
 }
 
 // begin starts j on the idle connection c.
@@ -319,6 +339,7 @@ func (l *evloop) read(c *lconn) {
 				// likely) when it wakes the loop; until then the socket's
 				// end must not wake the loop again and again.
 				c.tr.EOF()
+				c.ended = true
 				if err := l.p.Remove(c.fd); err != nil {
 					l.fail(c, &run.DialError{Err: err})
 				}

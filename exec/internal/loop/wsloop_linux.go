@@ -87,6 +87,7 @@ type wsSession struct {
 	closing bool // the close step is outstanding
 	cut     bool // sending stopped for it: its rest was recorded as not sent
 	failed  bool // some row was not ok
+	ended   bool // the socket ended during the TLS handshake and left the poller (readTLS)
 	id      int32
 	fd      int
 	k       uint64

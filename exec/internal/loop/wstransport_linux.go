@@ -46,12 +46,29 @@ func (l *wsLoop) pump(s *wsSession) {
 			l.handshaking--
 			l.now = l.ex.Clock.Now()
 			s.connect = max(l.now-s.dialAt, 1)
+			if s.ended {
+				l.endedWithHandshake(s)
+				return
+			}
 			l.upgrade(s)
 		}
 	case wsUpgrading, wsOpen, wsClosing:
 		l.arrived(-1)
 		l.plaintext(s)
 	}
+}
+
+// endedWithHandshake ends s, whose socket ended before its handshake's
+// goroutine saw the handshake succeed (a TLS 1.3 server refusing the
+// client's certificate, one that closes at once): no event comes for the
+// socket any more, so the upgrade never goes out. The connect's row says
+// what the server sent last, if anything.
+func (l *wsLoop) endedWithHandshake(s *wsSession) {
+	if _, err := s.tr.Read(l.rbuf); err != nil && err != io.EOF {
+		l.connLostErr(s, err)
+		return
+	}
+	l.connLost(s, results.WSClosed, errServerEOF)
 }
 
 // flushTransport writes what the transport has for the socket; false once
@@ -87,6 +104,7 @@ func (l *wsLoop) readTLS(s *wsSession) {
 			// (a server's alert, most likely) and wakes the loop to say
 			// why; until then the socket's end must not wake it again.
 			s.tr.EOF()
+			s.ended = true
 			if err := l.p.Remove(s.fd); err != nil {
 				l.connectError(s, &run.DialError{Err: err})
 			}
