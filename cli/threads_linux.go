@@ -89,12 +89,25 @@ var idleReversible = sync.OnceValue(func() bool {
 
 // setPolicy moves every thread at policy from to policy to. Threads at
 // another policy (the recorder's SCHED_IDLE one, a loop's own) are left
-// as they are.
+// as they are. A thread the runtime makes while a pass reads the list
+// inherits from, from the thread that made it, and the next pass finds
+// it: the passes go on until one moves nothing (CI once caught a thread
+// left SCHED_BATCH after a run, and the threads made from it after).
 func setPolicy(from, to uint32) {
+	for range 8 {
+		if movePolicy(from, to) == 0 {
+			return
+		}
+	}
+}
+
+// movePolicy is one pass of setPolicy: the number of threads it moved.
+func movePolicy(from, to uint32) int {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return
+		return 0
 	}
+	moved := 0
 	for _, t := range tasks {
 		tid, err := strconv.Atoi(t.Name())
 		if err != nil {
@@ -104,6 +117,9 @@ func setPolicy(from, to uint32) {
 		if err != nil || cur.Policy != from {
 			continue
 		}
-		_ = unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: to, Nice: cur.Nice}, 0)
+		if unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: to, Nice: cur.Nice}, 0) == nil {
+			moved++
+		}
 	}
+	return moved
 }
